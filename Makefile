@@ -1,0 +1,28 @@
+# Every target sets up .venv on first use, so a fresh clone needs only Python 3.11.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench bench-peers clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) examples/logistic_regression.py
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.run
+
+bench-peers:
+	bash benchmarks/peers/run.sh
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,34 @@
+"""duograd: TensorFlow's differentiation machinery, graph and eager mode, on NumPy.
+
+`import duograd as dg`; names mirror TensorFlow's (see API.md).
+"""
+from .framework import errors
+from .framework.dtypes import (DType, as_dtype, bool_ as bool, complex64, complex128,  # noqa: A004
+                               double, float16, float32, float64, half, int8, int16, int32,
+                               int64, resource, string, uint8, variant)
+from .framework.graph import Graph, Operation, SymbolicTensor
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
+from .framework.tensor import Tensor
+from .framework.tensor_shape import TensorShape
+from .framework.tensor_spec import TensorSpec
+from .eager.context import executing_eagerly
+from .eager.backprop import GradientTape
+from .ops.constant_op import constant, convert_to_tensor, is_tensor
+from .ops.array_ops import *  # noqa: F401,F403
+from .ops.math_ops import *  # noqa: F401,F403
+from .ops.reduction_ops import *  # noqa: F401,F403
+from .ops.matmul_ops import *  # noqa: F401,F403
+from .ops.join_ops import *  # noqa: F401,F403
+from .ops.indexed_slices_ops import gather, unsorted_segment_sum
+from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.gradients_impl import gradients, hessian_vector_product, hessians
+from .grad_registry.registry import (NoGradient, NotDifferentiable, RegisterGradient,
+                                     get_gradient_function)
+from .grad_registry.unconnected import UnconnectedGradients
+from .grad_registry.aggregation import AggregationMethod
+from .grad_registry import (array_grad, indexed_slices_grad, join_grad,  # noqa: F401
+                            math_grad, matmul_grad, reduction_grad)
+from .namespaces import math, name_scope, control_dependencies, device  # noqa: A004
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Eager mode: the context, eager tensors, execution, tapes and backprop."""

@@ -1,0 +1,316 @@
+"""GradientTape: records eager (or graph) ops and differentiates them."""
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any, Iterator, List, Optional
+
+import numpy as np
+
+from ..framework import nest
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import Tensor
+from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
+from ..ops import array_ops, join_ops
+from ..ops.constant_op import convert_to_tensor
+from . import context
+from .imperative_grad import imperative_grad
+from .tape import Tape
+
+_state = context.state
+_log = logging.getLogger("duograd")
+
+
+def _source_id(source: Any) -> Optional[int]:
+    handle = getattr(source, "handle", None)
+    if handle is not None and not isinstance(source, Tensor):
+        return handle.tensor_id
+    return source.tensor_id
+
+
+def _is_variable(value: Any) -> bool:
+    return not isinstance(value, Tensor) and getattr(value, "handle", None) is not None
+
+
+class GradientTape:
+    """Records operations on watched tensors so that gradients can be computed.
+
+    Trainable variables read inside the block are watched automatically unless
+    `watch_accessed_variables=False`. A non-persistent tape computes one set of
+    gradients; a persistent one any number (and `hessian`).
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._tape: Optional[Tape] = None
+        self._recording = False
+        self._used = False
+
+    # -- recording --------------------------------------------------------
+    def __enter__(self) -> "GradientTape":
+        if self._recording:
+            raise ValueError("Tape is still recording; it cannot be entered twice.")
+        if self._tape is None:
+            self._tape = Tape(self._persistent, self._watch_accessed_variables)
+        self._push()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._recording:
+            self._pop()
+
+    def _push(self) -> None:
+        context.push_tape(self._tape)
+        self._recording = True
+
+    def _pop(self) -> None:
+        context.pop_tape(self._tape)
+        self._recording = False
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Ops run inside are not recorded on this tape."""
+        if not self._recording:
+            raise ValueError("Tape.stop_recording: the tape is not recording.")
+        self._pop()
+        try:
+            yield
+        finally:
+            self._push()
+
+    def reset(self) -> None:
+        """Forgets everything recorded so far (the tape keeps recording if it was)."""
+        was = self._recording
+        if was:
+            self._pop()
+        self._tape = Tape(self._persistent, self._watch_accessed_variables)
+        self._used = False
+        if was:
+            self._push()
+
+    def watch(self, tensor: Any) -> None:
+        """Marks tensors or variables (any nesting) as sources to differentiate."""
+        if self._tape is None:
+            self._tape = Tape(self._persistent, self._watch_accessed_variables)
+        for t in nest.flatten(tensor):
+            if _is_variable(t):
+                self._tape.watch_variable(t)
+                continue
+            if not isinstance(t, Tensor):
+                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not "
+                                 "tf.Tensor or tf.Variable or ExtensionType.")
+            if not t.dtype.is_differentiable:
+                _log.warning("The dtype of the watched tensor must be floating (e.g. "
+                             "float32), got %s", t.dtype.name)
+            self._tape.watch_id(t.tensor_id)
+
+    def watched_variables(self) -> tuple:
+        return tuple(self._tape.variables.values()) if self._tape is not None else ()
+
+    # -- differentiation ----------------------------------------------------
+    def _check_usable(self, what: str) -> Tape:
+        if self._tape is None:
+            raise ValueError(f"GradientTape.{what} can only be called once on non-persistent "
+                             "tapes." if self._used else "The tape recorded nothing.")
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        return self._tape
+
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
+        """d(sum of targets)/d(source) for each source, nested like `sources`."""
+        tape = self._check_usable("gradient")
+        unconnected = as_unconnected_gradients(unconnected_gradients)
+        flat_sources = nest.flatten(sources)
+        flat_targets = [convert_to_tensor(t) if not isinstance(t, Tensor) and not _is_variable(t)
+                        else t for t in nest.flatten(target)]
+        flat_targets = [t.read_value() if _is_variable(t) else t for t in flat_targets]
+        if output_gradients is not None:
+            output_gradients = [None if g is None else convert_to_tensor(g)
+                                for g in nest.flatten(output_gradients)]
+            if len(output_gradients) != len(flat_targets):
+                raise ValueError(f"Passed {len(output_gradients)} output_gradients for "
+                                 f"{len(flat_targets)} targets")
+        for s in flat_sources:
+            if not isinstance(s, Tensor) and not _is_variable(s):
+                raise ValueError(f"Sources must be tensors or variables, got {s!r}")
+        grads = self._backprop(tape, flat_targets, flat_sources, output_gradients)
+        if not self._persistent:
+            self._used = True
+            if self._recording:
+                self._pop()
+            self._tape = None
+        result = []
+        for source, grad in zip(flat_sources, grads):
+            if not source.dtype.is_differentiable:
+                _log.warning("The dtype of the source tensor must be floating (e.g. tf.float32) "
+                             "when calling GradientTape.gradient, got %s", source.dtype.name)
+                grad = None
+            if grad is None and unconnected is UnconnectedGradients.ZERO:
+                grad = _zeros_like_source(source)
+            result.append(grad)
+        return nest.pack_sequence_as(sources, result)
+
+    def _backprop(self, tape: Tape, targets: List[Any], sources: List[Any],
+                  output_gradients: Optional[List[Any]]) -> list:
+        """Runs imperative_grad with this tape paused (its gradient ops are not its own)."""
+        was = self._recording
+        if was:
+            self._pop()
+        try:
+            return imperative_grad(tape.producers, targets, [t.tensor_id for t in targets],
+                                   [_source_id(s) for s in sources], output_gradients,
+                                   release=not self._persistent)
+        finally:
+            if was:
+                self._push()
+
+    def jacobian(self, target: Any, sources: Any,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE,
+                 parallel_iterations: Optional[int] = None,
+                 experimental_use_pfor: bool = True) -> Any:
+        """d target[i...] / d source[j...], shaped target.shape + source.shape."""
+        tape = self._check_usable("jacobian")
+        unconnected = as_unconnected_gradients(unconnected_gradients)
+        target = convert_to_tensor(target)
+        flat_sources = nest.flatten(sources)
+        n = target.shape.num_elements()
+        if n is None:
+            raise ValueError(f"jacobian needs a statically known target shape, got {target.shape}")
+        rows: List[List[Any]] = [[] for _ in flat_sources]
+        was = self._recording
+        if was:
+            self._pop()
+        try:
+            for j in range(n):
+                seed = _one_hot_like(target, j)
+                grads = imperative_grad(tape.producers, [target], [target.tensor_id],
+                                        [_source_id(s) for s in flat_sources], [seed],
+                                        release=False)
+                for k, (source, g) in enumerate(zip(flat_sources, grads)):
+                    if isinstance(g, IndexedSlices):
+                        g = convert_to_tensor(g)
+                    rows[k].append(g)
+        finally:
+            if was:
+                self._push()
+        if not self._persistent:
+            self._used = True
+            if self._recording:
+                self._pop()
+            self._tape = None
+        result = []
+        for source, parts in zip(flat_sources, rows):
+            if all(p is None for p in parts):
+                result.append(_zeros_jacobian(target, source) if unconnected is
+                              UnconnectedGradients.ZERO else None)
+                continue
+            parts = [p if p is not None else _zeros_like_source(source) for p in parts]
+            stacked = join_ops.stack(parts) if parts else _zeros_jacobian(target, source)
+            shape = target.shape.as_list() + list(_source_shape(source))
+            result.append(array_ops.reshape(stacked, shape))
+        return nest.pack_sequence_as(sources, result)
+
+    def batch_jacobian(self, target: Any, source: Any,
+                       unconnected_gradients: Any = UnconnectedGradients.NONE,
+                       parallel_iterations: Optional[int] = None,
+                       experimental_use_pfor: bool = True) -> Any:
+        """Per-example Jacobians: result[b] = d target[b] / d source[b]."""
+        tape = self._check_usable("batch_jacobian")
+        unconnected = as_unconnected_gradients(unconnected_gradients)
+        target = convert_to_tensor(target)
+        tshape = target.shape.as_list()
+        sshape = list(_source_shape(source))
+        if tshape[0] != sshape[0]:
+            raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape "
+                             f"({sshape}) to match.")
+        batch = tshape[0]
+        inner = 1
+        for d in tshape[1:]:
+            inner *= d
+        parts = []
+        was = self._recording
+        if was:
+            self._pop()
+        try:
+            for j in range(inner):
+                seed = _column_seed(target, batch, inner, j)
+                (g,) = imperative_grad(tape.producers, [target], [target.tensor_id],
+                                       [_source_id(source)], [seed], release=False)
+                parts.append(g)
+        finally:
+            if was:
+                self._push()
+        if not self._persistent:
+            self._used = True
+            if self._recording:
+                self._pop()
+            self._tape = None
+        if all(p is None for p in parts):
+            if unconnected is UnconnectedGradients.ZERO:
+                return array_ops.zeros(tshape + sshape[1:], target.dtype)
+            return None
+        parts = [p if p is not None else _zeros_like_source(source) for p in parts]
+        stacked = join_ops.stack(parts, axis=1)  # [batch, inner, source inner...]
+        return array_ops.reshape(stacked, tshape + sshape[1:])
+
+    def hessian(self, target: Any, sources: Any) -> Any:
+        """Hessian blocks of a scalar target, each shaped source.shape + source.shape.
+
+        Needs `persistent=True`: the recorded forward pass is differentiated twice.
+        """
+        if not self._persistent:
+            raise RuntimeError("GradientTape.hessian requires a persistent tape "
+                               "(GradientTape(persistent=True)).")
+        tape = self._check_usable("hessian")
+        flat_sources = nest.flatten(sources)
+        was = self._recording
+        if was:
+            self._pop()
+        try:
+            outer = GradientTape(persistent=True)
+            outer._tape = Tape(persistent=True)
+            outer._tape.record_entry_copy(tape)
+            with outer:
+                grads = imperative_grad(tape.producers, [target], [target.tensor_id],
+                                        [_source_id(s) for s in flat_sources], None, release=False)
+            result = []
+            for source, grad in zip(flat_sources, grads):
+                if grad is None:
+                    shape = list(_source_shape(source)) * 2
+                    result.append(array_ops.zeros(shape, source.dtype))
+                    continue
+                result.append(outer.jacobian(grad, source,
+                                             unconnected_gradients=UnconnectedGradients.ZERO))
+        finally:
+            if was:
+                self._push()
+        return nest.pack_sequence_as(sources, result)
+
+
+def _source_shape(source: Any) -> tuple:
+    return tuple(source.shape.as_list())
+
+
+def _zeros_like_source(source: Any) -> Any:
+    if _is_variable(source):
+        return array_ops.zeros(source.shape, source.dtype)
+    return array_ops.zeros_like(source)
+
+
+def _zeros_jacobian(target: Any, source: Any) -> Any:
+    return array_ops.zeros(target.shape.as_list() + list(_source_shape(source)), source.dtype)
+
+
+def _one_hot_like(target: Any, j: int) -> Any:
+    seed = np.zeros(target.shape.num_elements(), dtype=target.dtype.as_numpy_dtype)
+    seed[j] = 1
+    return convert_to_tensor(seed.reshape(target.shape.as_list()))
+
+
+def _column_seed(target: Any, batch: int, inner: int, j: int) -> Any:
+    seed = np.zeros((batch, inner), dtype=target.dtype.as_numpy_dtype)
+    seed[:, j] = 1
+    return convert_to_tensor(seed.reshape(target.shape.as_list()))

@@ -1,0 +1,60 @@
+"""The thread-local execution context: mode, default-graph stack, tape stack.
+
+This is the only mutable global state besides the registries (DESIGN.md).
+Eager execution is the default; a graph pushed by `Graph.as_default()` (or
+a function being traced) switches the thread to graph mode.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, List, Optional
+
+
+class _ContextState(threading.local):
+    """Per-thread state. `graph` is None exactly when executing eagerly."""
+
+    def __init__(self) -> None:
+        self.graph: Any = None
+        self.graph_stack: List[Any] = []
+        self.tapes: List[Any] = []          # active, recording GradientTapes
+        self.accumulators: List[Any] = []   # active ForwardAccumulators
+        self.gradient_overrides: List[dict] = []  # eager gradient_override_map
+        self.name_scope: str = ""          # eager-mode name scope (names only)
+        self.global_seed: Optional[int] = None
+        self.op_seed_counter: int = 0
+
+
+state = _ContextState()
+
+
+def executing_eagerly() -> bool:
+    """True unless a graph is being built on this thread."""
+    return state.graph is None
+
+
+def push_graph(graph: Any) -> None:
+    state.graph_stack.append(graph)
+    state.graph = graph
+
+
+def pop_graph(graph: Any) -> None:
+    stack = state.graph_stack
+    if not stack or stack[-1] is not graph:
+        raise RuntimeError("Graph.as_default() contexts were exited out of order.")
+    stack.pop()
+    state.graph = stack[-1] if stack else None
+
+
+def current_graph() -> Any:
+    """The graph being built on this thread, or None in eager mode."""
+    return state.graph
+
+
+def push_tape(tape: Any) -> None:
+    state.tapes.append(tape)
+
+
+def pop_tape(tape: Any) -> None:
+    tapes = state.tapes
+    if tape in tapes:
+        tapes.remove(tape)

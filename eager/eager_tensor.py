@@ -1,0 +1,145 @@
+"""EagerTensor: an immutable NumPy value with a tape identity."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..framework.dtypes import DType, from_numpy
+from ..framework.tensor import Tensor, call_operator, new_tensor_id
+from ..framework.tensor_shape import TensorShape
+
+
+class EagerTensor(Tensor):
+    """A concrete tensor: `array` is the NumPy value it wraps, never mutated."""
+
+    __slots__ = ("array", "tensor_id", "__weakref__")
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+        self.tensor_id = new_tensor_id()
+
+    @property
+    def dtype(self) -> DType:
+        return from_numpy(self.array.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self.array.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    @property
+    def name(self) -> str:
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    @property
+    def device(self) -> str:
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def numpy(self) -> Any:
+        """The value as a NumPy array (or NumPy scalar for rank 0), as in TF."""
+        value = self.array
+        if isinstance(value, np.ndarray) and value.ndim:
+            return value.copy()
+        return value[()] if isinstance(value, np.ndarray) else value
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self.array)
+        return value if dtype is None else value.astype(dtype, copy=False)
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __index__(self) -> int:
+        if not self.dtype.is_integer:
+            raise TypeError(f"Only integer scalar tensors can be used as an index, "
+                            f"not {self.dtype.name}")
+        return int(self._scalar("index"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def _scalar(self, what: str) -> Any:
+        value = self.array
+        if np.ndim(value) != 0:
+            if what == "bool":
+                raise ValueError("The truth value of a tensor with more than one element is "
+                                 "ambiguous. Use dg.reduce_any or dg.reduce_all.")
+            raise TypeError(f"Only scalar tensors can be converted to Python {what}s, "
+                            f"got shape {self.shape}")
+        return value
+
+    def __iter__(self):
+        if self.array.ndim == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        getitem = self.__getitem__
+        return (getitem(i) for i in range(self.array.shape[0]))
+
+    def __len__(self) -> int:
+        if self.array.ndim == 0:
+            raise TypeError("Scalar tensor has no `len()`")
+        return self.array.shape[0]
+
+    def __eq__(self, other):
+        if other is None:  # as TF2: comparing with None is False, not an op
+            return False
+        return call_operator("equal", self, other)
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return call_operator("not_equal", self, other)
+
+    __hash__ = None  # as in TF2: use tensor.ref() for a hashable key
+
+    def ref(self) -> "TensorRef":
+        return TensorRef(self)
+
+    def __str__(self) -> str:
+        return f"tf.Tensor({np.asarray(self.array)}, shape={self.shape}, dtype={self.dtype.name})"
+
+    __repr__ = __str__
+
+    def __reduce__(self):
+        return EagerTensor, (self.array,)
+
+    def __copy__(self) -> "EagerTensor":
+        return self
+
+    def __deepcopy__(self, memo) -> "EagerTensor":
+        return self
+
+
+class TensorRef:
+    """A hashable reference to a tensor (TF's `Tensor.ref()`)."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self._tensor = tensor
+
+    def deref(self) -> Tensor:
+        return self._tensor
+
+    def __hash__(self) -> int:
+        return id(self._tensor)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TensorRef) and other._tensor is self._tensor

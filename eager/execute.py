@@ -1,0 +1,84 @@
+"""Runs one op eagerly: the kernel on NumPy values, then the tapes.
+
+This is the eager half of `apply_op` and the hottest path of the library:
+no work beyond the kernel call and the wrapping when no tape is recording.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..framework.errors import InvalidArgumentError, OpError
+from . import context
+from .eager_tensor import EagerTensor
+
+_state = context.state
+
+
+class EagerResources:
+    """The resource store of eager mode: variables hold their own values."""
+
+    @staticmethod
+    def read(variable: Any) -> Any:
+        return variable.eager_value()
+
+    @staticmethod
+    def write(variable: Any, value: Any) -> None:
+        variable.set_eager_value(value)
+
+
+EAGER_RESOURCES = EagerResources()
+
+
+def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
+    """Runs `op_def` on eager `inputs`; returns an EagerTensor, a list, or None."""
+    arrays = [t.array for t in inputs]
+    kinds = op_def.input_kinds
+    if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
+        raise InvalidArgumentError(None, None, op_def.dtype_error(inputs[0].dtype))
+    try:
+        if op_def.stateful:
+            result = op_def.kernel(EAGER_RESOURCES, *arrays, **attrs)
+        elif attrs:
+            result = op_def.kernel(*arrays, **attrs)
+        else:
+            result = op_def.kernel(*arrays)
+    except OpError:
+        raise
+    except (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError) as e:
+        raise InvalidArgumentError(None, None, f"{op_def.type}: {e} (input shapes: "
+                                   f"{[np.shape(a) for a in arrays]}, dtypes: "
+                                   f"{[t.dtype.name for t in inputs]})") from None
+    n = op_def.num_outputs
+    if n == 1:
+        out = EagerTensor(result)
+        outputs = (out,)
+    elif n == 0:
+        out = None
+        outputs = ()
+    else:
+        outputs = tuple([EagerTensor(r) for r in result])
+        out = list(outputs)
+    state = _state
+    if state.tapes or state.accumulators:
+        record(op_def, attrs, inputs, outputs)
+    return out
+
+
+def record(op_def: Any, attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+    """Records an op run on eager tensors onto every tape and accumulator."""
+    state = _state
+    if state.tapes:
+        name = op_def.type
+        overrides = state.gradient_overrides
+        if overrides:
+            for mapping in reversed(overrides):
+                if name in mapping:
+                    name = mapping[name]
+                    break
+        input_ids = tuple([t.tensor_id for t in inputs])
+        for tape in state.tapes:
+            tape.record(op_def, name, attrs, inputs, outputs, input_ids)
+    for accumulator in state.accumulators:
+        accumulator.record(op_def, attrs, inputs, outputs)

@@ -1,0 +1,136 @@
+"""The tape: what eager ops were run on watched tensors, kept for backprop.
+
+An entry keeps only what its op's gradient reads (the op declaration's
+`grad_inputs`/`grad_outputs`); every other input or output is remembered
+by its shape and dtype alone, so intermediates die as in hand-written code.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Dict, List, Optional, Sequence, Set
+
+from ..framework.tensor_spec import TensorSpec
+
+_NO_SKIP: frozenset = frozenset()
+
+
+class TapeEntry:
+    """One recorded op. It is also the `op` its gradient function receives:
+    `type`, `inputs`, `outputs`, `get_attr`, `skip_input_indices`."""
+
+    __slots__ = ("type", "gradient_name", "attrs", "input_ids", "output_ids", "inputs",
+                 "outputs", "skip_input_indices", "seq", "op_def", "__weakref__")
+
+    def __init__(self, op_def: Any, gradient_name: str, attrs: dict, input_ids: tuple,
+                 output_ids: tuple, inputs: tuple, outputs: tuple,
+                 skip_input_indices: frozenset, seq: int) -> None:
+        self.op_def = op_def
+        self.type = op_def.type
+        self.gradient_name = gradient_name
+        self.attrs = attrs
+        self.input_ids = input_ids
+        self.output_ids = output_ids
+        self.inputs = inputs
+        self.outputs = outputs
+        self.skip_input_indices = skip_input_indices
+        self.seq = seq
+
+    @property
+    def name(self) -> str:
+        return self.type
+
+    def get_attr(self, name: str) -> Any:
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Op '{self.type}' has no attr named '{name}'.") from None
+
+    def __repr__(self) -> str:
+        return f"<TapeEntry {self.type} in={self.input_ids} out={self.output_ids}>"
+
+
+def _spec(tensor: Any) -> TensorSpec:
+    return TensorSpec(tensor.shape, tensor.dtype)
+
+
+class Tape:
+    """Recorded entries keyed by the ids of the tensors they produced."""
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self.variables: Dict[int, Any] = {}  # handle id -> variable, in watch order
+        self.watched: Set[int] = set()
+        self.producers: Dict[int, TapeEntry] = {}
+        self._seq = itertools.count().__next__
+
+    def watch_id(self, tensor_id: int) -> None:
+        self.watched.add(tensor_id)
+
+    def watch_variable(self, variable: Any) -> None:
+        handle_id = variable.handle.tensor_id
+        self.watched.add(handle_id)
+        self.variables.setdefault(handle_id, variable)
+
+    def variable_accessed(self, variable: Any) -> None:
+        """Called on every read of a trainable variable while this tape records."""
+        if self.watch_accessed_variables and variable.trainable:
+            self.watch_variable(variable)
+
+    def is_watched(self, tensor_id: int) -> bool:
+        return tensor_id in self.watched
+
+    def record(self, op_def: Any, gradient_name: str, attrs: dict, inputs: Sequence[Any],
+               outputs: Sequence[Any], input_ids: Optional[tuple] = None) -> None:
+        """Records `op_def` if any input is watched; its float outputs become watched."""
+        watched = self.watched
+        if input_ids is None:
+            input_ids = tuple([t.tensor_id for t in inputs])
+        skip = [i for i, tid in enumerate(input_ids) if tid not in watched]
+        if len(skip) == len(input_ids):
+            return
+        needed_inputs = op_def.grad_inputs
+        if type(needed_inputs) is dict:
+            keep = set()
+            for i, reads in needed_inputs.items():
+                if i not in skip:
+                    keep.update(reads)
+            kept_inputs = tuple(t if i in keep else _spec(t) for i, t in enumerate(inputs))
+        elif needed_inputs is None:
+            kept_inputs = tuple(inputs)
+        else:
+            kept_inputs = tuple(t if i in needed_inputs else _spec(t)
+                                for i, t in enumerate(inputs))
+        needed_outputs = op_def.grad_outputs
+        if needed_outputs is None:
+            kept_outputs = tuple(outputs)
+        else:
+            kept_outputs = tuple(t if i in needed_outputs else _spec(t)
+                                 for i, t in enumerate(outputs))
+        output_ids = tuple([t.tensor_id for t in outputs])
+        entry = TapeEntry(op_def, gradient_name, attrs, input_ids, output_ids, kept_inputs,
+                          kept_outputs, frozenset(skip) if skip else _NO_SKIP, self._seq())
+        producers = self.producers
+        for t, tid in zip(outputs, output_ids):
+            if t.dtype.is_differentiable:
+                producers[tid] = entry
+                watched.add(tid)
+
+    def record_entry_copy(self, other: "Tape") -> None:
+        """Takes over another tape's entries and watched set (used by hessian)."""
+        self.watched |= other.watched
+        self.producers.update(other.producers)
+
+    def clear(self) -> None:
+        self.watched = set()
+        self.producers = {}
+        self.variables = {}
+
+
+def watched_by_any(tapes: List[Tape], tensor_ids: Sequence[int]) -> bool:
+    for tape in tapes:
+        watched = tape.watched
+        for tid in tensor_ids:
+            if tid in watched:
+                return True
+    return False

@@ -1,0 +1,1 @@
+"""The data model: dtypes, shapes, tensors, graphs, operations, sessions."""

@@ -1,0 +1,132 @@
+"""DType: TensorFlow's dtype objects, each a thin wrapper of a NumPy dtype."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class DType:
+    """A tensor element type, named and classified as in TensorFlow."""
+
+    __slots__ = ("name", "as_numpy_dtype", "_np", "kind")
+
+    def __init__(self, name: str, numpy_type: Any) -> None:
+        self.name = name
+        self.as_numpy_dtype = numpy_type
+        self._np = np.dtype(numpy_type) if numpy_type is not None else None
+        self.kind = self._np.kind if self._np is not None else ""  # NumPy's kind letter
+
+    @property
+    def base_dtype(self) -> "DType":
+        return self
+
+    @property
+    def is_floating(self) -> bool:
+        return self._np is not None and self._np.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        return self._np is not None and self._np.kind == "c"
+
+    @property
+    def is_integer(self) -> bool:
+        return self._np is not None and self._np.kind in "iu"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self._np is not None and self._np.kind == "u"
+
+    @property
+    def is_bool(self) -> bool:
+        return self._np is not None and self._np.kind == "b"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self._np is not None and self._np.kind in "fciu"
+
+    @property
+    def real_dtype(self) -> "DType":
+        """float32 for complex64, float64 for complex128, else itself."""
+        if self.is_complex:
+            return _BY_NUMPY[np.dtype(self._np.type(0).real.dtype)]
+        return self
+
+    @property
+    def size(self) -> int:
+        return self._np.itemsize if self._np is not None else 0
+
+    @property
+    def is_differentiable(self) -> bool:
+        """Whether tensors of this dtype carry gradients (floats and complexes)."""
+        return self._np is not None and self._np.kind in "fc"
+
+    def __repr__(self) -> str:
+        return f"dg.{self.name}"
+
+    def __eq__(self, other: object) -> bool:
+        if other is None:
+            return False
+        if isinstance(other, DType):
+            return self is other
+        try:
+            return self is as_dtype(other)
+        except TypeError:
+            return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __reduce__(self):
+        return as_dtype, (self.name,)
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+bool_ = DType("bool", np.bool_)
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
+string = DType("string", np.object_)
+resource = DType("resource", None)
+variant = DType("variant", None)
+
+half = float16
+double = float64
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_,
+        complex64, complex128)
+_BY_NAME = {d.name: d for d in _ALL + (string, resource, variant)}
+_BY_NAME.update(half=float16, double=float64)
+_BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL}
+
+
+def as_dtype(type_value: Any) -> DType:
+    """Converts a DType, a NumPy dtype or type, or a dtype name to a DType."""
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str):
+        found = _BY_NAME.get(type_value)
+        if found is not None:
+            return found
+    try:
+        return _BY_NUMPY[np.dtype(type_value)]
+    except (TypeError, KeyError):
+        pass
+    raise TypeError(f"Cannot convert {type_value!r} to a dg.DType.")
+
+
+def from_numpy(np_dtype: np.dtype) -> DType:
+    """The DType of a NumPy dtype object (fast path for kernels' results)."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {np_dtype} has no dg.DType.") from None

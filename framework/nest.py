@@ -1,0 +1,71 @@
+"""Nested structures (lists, tuples, dicts, namedtuples) flattened and rebuilt."""
+from __future__ import annotations
+
+from typing import Any, Callable, List
+
+
+def is_nested(value: Any) -> bool:
+    return isinstance(value, (list, tuple, dict))
+
+
+def flatten(structure: Any) -> List[Any]:
+    """Leaves in order (dicts by sorted key, as TF's nest does); iterative."""
+    out: List[Any] = []
+    stack = [structure]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item[k] for k in reversed(sorted(item, key=_sort_key)))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        else:
+            out.append(item)
+    return out
+
+
+def pack_sequence_as(structure: Any, flat: List[Any]) -> Any:
+    """Rebuilds `structure` with the leaves of `flat`, in `flatten` order."""
+    leaves = iter(flat)
+
+    def build(item: Any) -> Any:
+        if isinstance(item, dict):
+            built = {k: build(item[k]) for k in sorted(item, key=_sort_key)}
+            return type(item)((k, built[k]) for k in item)
+        if isinstance(item, (list, tuple)):
+            parts = [build(x) for x in item]
+            if isinstance(item, tuple) and hasattr(item, "_fields"):
+                return type(item)(*parts)
+            return type(item)(parts)
+        return next(leaves)
+
+    return build(structure)
+
+
+def map_structure(func: Callable, *structures: Any) -> Any:
+    flats = [flatten(s) for s in structures]
+    lengths = {len(f) for f in flats}
+    if len(lengths) > 1:
+        raise ValueError("The structures do not have the same number of elements.")
+    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+
+
+def assert_same_structure(a: Any, b: Any) -> None:
+    """ValueError when `a` and `b` do not nest the same way."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict) or isinstance(y, dict):
+            if not (isinstance(x, dict) and isinstance(y, dict)) or set(x) != set(y):
+                raise ValueError(f"The two structures don't have the same nested structure: "
+                                 f"{a!r} vs {b!r}")
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, (list, tuple)) or isinstance(y, (list, tuple)):
+            if not (isinstance(x, (list, tuple)) and isinstance(y, (list, tuple))) \
+                    or len(x) != len(y):
+                raise ValueError(f"The two structures don't have the same nested structure: "
+                                 f"{a!r} vs {b!r}")
+            stack.extend(zip(x, y))
+
+
+def _sort_key(key: Any) -> Any:
+    return (str(type(key)), key)

@@ -1,0 +1,70 @@
+"""OpDef: the one declaration of an op, shared by graph mode, eager mode and Session.
+
+An op is a type name, a NumPy kernel, and a static rule that infers the
+dtype and shape of each output from the inputs' dtypes and shapes (handling
+unknown dimensions). The declaration also says which inputs and outputs the
+op's gradient reads, so the tape keeps nothing else alive.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence, Tuple
+
+from .registry import op_defs
+
+ALL = None  # retain every input / output
+
+
+class OpDef:
+    """One op type: kernel, shape/dtype rule, and what its gradient reads.
+
+    kernel(*arrays, **attrs) -> array (or a tuple of arrays when `num_outputs`
+    is not 1). infer(inputs, attrs) -> list of (DType, TensorShape), where
+    `inputs` are tensors with static `.dtype` and `.shape`. A stateful op's
+    kernel receives the resource store (Session or eager store) first.
+    `grad_inputs` is None (the gradient reads every input), a tuple of input
+    indices, or a dict {input index: inputs its gradient reads}, so that an
+    input nobody differentiates keeps nothing alive (e.g. Mul by a constant).
+    """
+
+    __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
+                 "grad_outputs", "stateful", "attr_defaults", "input_kinds")
+
+    def __init__(self, type: str, kernel: Callable, infer: Callable, *,
+                 num_outputs: int = 1,
+                 grad_inputs: Optional[Sequence[int]] = ALL,
+                 grad_outputs: Optional[Sequence[int]] = (),
+                 stateful: bool = False,
+                 attr_defaults: Optional[dict] = None,
+                 input_kinds: Optional[str] = None) -> None:
+        self.type = type
+        self.kernel = kernel
+        self.infer = infer
+        self.num_outputs = num_outputs  # -1: decided by `infer` per call
+        self.grad_inputs = None if grad_inputs is None else tuple(grad_inputs)
+        self.grad_outputs = None if grad_outputs is None else tuple(grad_outputs)
+        self.stateful = stateful
+        self.attr_defaults = attr_defaults or {}
+        # NumPy dtype kinds ('f', 'c', 'i', 'u', 'b') the first input may have.
+        self.input_kinds = input_kinds
+
+    def dtype_error(self, dtype: Any) -> str:
+        """The message for a first input of a dtype this op does not accept."""
+        return (f"Value for attr 'T' of {dtype.name} is not in the list of allowed values "
+                f"for op {self.type} (allowed NumPy kinds: {self.input_kinds})")
+
+    def __repr__(self) -> str:
+        return f"OpDef({self.type!r})"
+
+
+def declare_op(type: str, kernel: Callable, infer: Callable, **options: Any) -> OpDef:
+    """Declares and registers an op type; a second declaration is a KeyError."""
+    op_def = OpDef(type, kernel, infer, **options)
+    op_defs.register(type, op_def)
+    return op_def
+
+
+def lookup_op(type: str) -> OpDef:
+    return op_defs.lookup(type)
+
+
+OutputSpecs = Sequence[Tuple[Any, Any]]

@@ -1,0 +1,79 @@
+"""Tensor: the base class of graph (symbolic) and eager tensors.
+
+Python operators dispatch through a table the op library fills once at
+import (`register_operator`), because the framework layer must not import
+the op library (DESIGN.md: framework <- ops).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Dict
+
+_operators: Dict[str, Callable] = {}
+
+# Tapes identify tensors (eager and symbolic) by these ids, never reused.
+new_tensor_id = itertools.count(1).__next__
+
+
+def register_operator(name: str, func: Callable) -> None:
+    """Binds an operator name ('add', 'getitem', ...) to the op implementing it."""
+    _operators[name] = func
+
+
+def call_operator(name: str, *args: Any) -> Any:
+    """Applies the op bound to operator `name` (for subclasses' own operators)."""
+    return _operators[name](*args)
+
+
+class Tensor:
+    """Common interface of `SymbolicTensor` (graph) and `EagerTensor` (eager)."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # NumPy defers binary operators to us
+
+    @property
+    def ndim(self) -> int:
+        return self.shape.rank
+
+    def get_shape(self):
+        return self.shape
+
+    def __len__(self) -> int:
+        dims = self.shape.dims
+        if dims is None or not dims:
+            raise TypeError("len() of unsized object: a scalar or unknown-rank tensor")
+        if dims[0] is None:
+            raise TypeError(f"len() is not defined for tensor {self.name} "
+                            "with an unknown first dimension")
+        return dims[0]
+
+    def __add__(self, other): return _operators["add"](self, other)
+    def __radd__(self, other): return _operators["add"](other, self)
+    def __sub__(self, other): return _operators["subtract"](self, other)
+    def __rsub__(self, other): return _operators["subtract"](other, self)
+    def __mul__(self, other): return _operators["multiply"](self, other)
+    def __rmul__(self, other): return _operators["multiply"](other, self)
+    def __truediv__(self, other): return _operators["truediv"](self, other)
+    def __rtruediv__(self, other): return _operators["truediv"](other, self)
+    def __floordiv__(self, other): return _operators["floordiv"](self, other)
+    def __rfloordiv__(self, other): return _operators["floordiv"](other, self)
+    def __mod__(self, other): return _operators["mod"](self, other)
+    def __rmod__(self, other): return _operators["mod"](other, self)
+    def __pow__(self, other): return _operators["pow"](self, other)
+    def __rpow__(self, other): return _operators["pow"](other, self)
+    def __matmul__(self, other): return _operators["matmul"](self, other)
+    def __rmatmul__(self, other): return _operators["matmul"](other, self)
+    def __neg__(self): return _operators["negative"](self)
+    def __abs__(self): return _operators["abs"](self)
+    def __pos__(self): return self
+    def __invert__(self): return _operators["logical_not"](self)
+    def __and__(self, other): return _operators["logical_and"](self, other)
+    def __rand__(self, other): return _operators["logical_and"](other, self)
+    def __or__(self, other): return _operators["logical_or"](self, other)
+    def __ror__(self, other): return _operators["logical_or"](other, self)
+    def __xor__(self, other): return _operators["logical_xor"](self, other)
+    def __lt__(self, other): return _operators["less"](self, other)
+    def __le__(self, other): return _operators["less_equal"](self, other)
+    def __gt__(self, other): return _operators["greater"](self, other)
+    def __ge__(self, other): return _operators["greater_equal"](self, other)
+    def __getitem__(self, key): return _operators["getitem"](self, key)

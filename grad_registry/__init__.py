@@ -1,0 +1,1 @@
+"""The gradient registry and the gradient function of every op."""

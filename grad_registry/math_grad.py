@@ -1,0 +1,180 @@
+"""Gradients of the elementwise math ops (ops/math_ops.py), written with public ops only."""
+from __future__ import annotations
+
+from ..ops import math_ops
+from ..ops.math_ops import (ABS, ADD, CAST, COS, EXP, LOG, LOG1P, MAXIMUM, MINIMUM, MUL, NEG,
+                            POW, REAL_DIV, RSQRT, SIGMOID, SIGN, SIN, SQRT, SQUARE, SUB, TANH,
+                            FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER,
+                            GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT)
+from ..ops import array_ops
+from .broadcast import unbroadcast
+from .registry import NotDifferentiable, RegisterGradient
+
+for _op in (FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL,
+            LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SIGN):
+    NotDifferentiable(_op.type)
+
+
+@RegisterGradient(ADD.type)
+def _add_grad(op, grad):
+    """d(x+y) = (grad, grad), unbroadcast."""
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(grad, y)
+
+
+@RegisterGradient(SUB.type)
+def _sub_grad(op, grad):
+    """d(x-y) = (grad, -grad), unbroadcast."""
+    x, y = op.inputs
+    dy = None if 1 in op.skip_input_indices else unbroadcast(-grad, y)
+    return unbroadcast(grad, x), dy
+
+
+@RegisterGradient(MUL.type)
+def _mul_grad(op, grad):
+    """d(x*y) = (grad * conj(y), conj(x) * grad)."""
+    x, y = op.inputs
+    skip = op.skip_input_indices
+    dx = None if 0 in skip else unbroadcast(grad * _conj(y), x)
+    dy = None if 1 in skip else unbroadcast(_conj(x) * grad, y)
+    return dx, dy
+
+
+@RegisterGradient(REAL_DIV.type)
+def _real_div_grad(op, grad):
+    """d(x/y) = (grad / conj(y), -grad * conj(x / y**2))."""
+    x, y = op.inputs
+    skip = op.skip_input_indices
+    dx = None if 0 in skip else unbroadcast(grad / _conj(y), x)
+    dy = None if 1 in skip else unbroadcast(grad * _conj(-x / (y * y)), y)
+    return dx, dy
+
+
+@RegisterGradient(NEG.type)
+def _neg_grad(op, grad):
+    """d(-x) = -grad."""
+    return -grad
+
+
+@RegisterGradient(SIN.type)
+def _sin_grad(op, grad):
+    """grad * cos(x)."""
+    return grad * _conj(math_ops.cos(op.inputs[0]))
+
+
+@RegisterGradient(COS.type)
+def _cos_grad(op, grad):
+    """-grad * sin(x)."""
+    return -grad * _conj(math_ops.sin(op.inputs[0]))
+
+
+@RegisterGradient(TANH.type)
+def _tanh_grad(op, grad):
+    """grad * (1 - y**2), y = tanh(x)."""
+    y = _conj(op.outputs[0])
+    return grad * (1 - y * y)
+
+
+@RegisterGradient(EXP.type)
+def _exp_grad(op, grad):
+    """grad * y, y = exp(x)."""
+    return grad * _conj(op.outputs[0])
+
+
+@RegisterGradient(LOG.type)
+def _log_grad(op, grad):
+    """grad / x."""
+    return grad / _conj(op.inputs[0])
+
+
+@RegisterGradient(LOG1P.type)
+def _log1p_grad(op, grad):
+    """grad / (1 + x)."""
+    return grad / (1 + _conj(op.inputs[0]))
+
+
+@RegisterGradient(SQRT.type)
+def _sqrt_grad(op, grad):
+    """grad * 0.5 / y, y = sqrt(x)."""
+    return grad * 0.5 / _conj(op.outputs[0])
+
+
+@RegisterGradient(RSQRT.type)
+def _rsqrt_grad(op, grad):
+    """grad * -0.5 * y**3, y = 1/sqrt(x)."""
+    y = _conj(op.outputs[0])
+    return grad * (-0.5 * y * y * y)
+
+
+@RegisterGradient(SQUARE.type)
+def _square_grad(op, grad):
+    """grad * 2x."""
+    return grad * (2 * _conj(op.inputs[0]))
+
+
+@RegisterGradient(ABS.type)
+def _abs_grad(op, grad):
+    """grad * sign(x) (0 at x = 0)."""
+    return grad * math_ops.sign(op.inputs[0])
+
+
+@RegisterGradient(SIGMOID.type)
+def _sigmoid_grad(op, grad):
+    """grad * y * (1 - y), y = sigmoid(x)."""
+    y = _conj(op.outputs[0])
+    return grad * (y * (1 - y))
+
+
+@RegisterGradient(POW.type)
+def _pow_grad(op, grad):
+    """d(x**y) = (grad * y * x**(y-1), grad * z * log(x)) with log(x) = 0 where x <= 0."""
+    x, y = op.inputs
+    z = op.outputs[0]
+    skip = op.skip_input_indices
+    dx = None if 0 in skip else unbroadcast(grad * _conj(y * math_ops.pow(x, y - 1)), x)
+    dy = None
+    if 1 not in skip:
+        if x.dtype.is_complex:
+            safe_log = math_ops.log(x)
+        else:
+            positive = math_ops.greater(x, 0)
+            safe_log = array_ops.where(positive, math_ops.log(
+                array_ops.where(positive, x, array_ops.ones_like(x))), array_ops.zeros_like(x))
+        dy = unbroadcast(grad * _conj(z * safe_log), y)
+    return dx, dy
+
+
+def _minmax_grad(op, grad, select_x):
+    x, y = op.inputs
+    mask = select_x(x, y)
+    zeros = array_ops.zeros_like(grad)
+    return (unbroadcast(array_ops.where(mask, grad, zeros), x),
+            unbroadcast(array_ops.where(mask, zeros, grad), y))
+
+
+@RegisterGradient(MAXIMUM.type)
+def _maximum_grad(op, grad):
+    """grad goes to x where x >= y, else to y."""
+    return _minmax_grad(op, grad, math_ops.greater_equal)
+
+
+@RegisterGradient(MINIMUM.type)
+def _minimum_grad(op, grad):
+    """grad goes to x where x <= y, else to y."""
+    return _minmax_grad(op, grad, math_ops.less_equal)
+
+
+@RegisterGradient(CAST.type)
+def _cast_grad(op, grad):
+    """grad cast back to the input's dtype (None for integer inputs)."""
+    x = op.inputs[0]
+    if not x.dtype.is_differentiable or not grad.dtype.is_differentiable:
+        return None
+    return math_ops.cast(grad, x.dtype)
+
+
+def _conj(x):
+    """Complex conjugate (identity for real tensors): TF's gradient convention."""
+    if x.dtype.is_complex:
+        return math_ops.conj(x)
+    return x

@@ -1,0 +1,108 @@
+"""Gradients of reductions and add_n (ops/reduction_ops.py)."""
+from __future__ import annotations
+
+from ..ops import array_ops, math_ops, reduction_ops
+from ..ops.reduction_ops import ADD_N, ALL, ANY, MAX, MEAN, MIN, PROD, SUM
+from .registry import NotDifferentiable, RegisterGradient
+
+NotDifferentiable(ALL.type)
+NotDifferentiable(ANY.type)
+
+
+def _keepdims_shape(op):
+    """The reduced shape with kept (size-1) axes, so grad broadcasts against x."""
+    x = op.inputs[0]
+    axis = op.get_attr("axis")
+    rank = x.shape.rank
+    axes = range(rank) if axis is None else axis
+    if x.shape.is_fully_defined():
+        return [1 if i in axes else d for i, d in enumerate(x.shape.as_list())]
+    return None
+
+
+def _restore_reduced(op, grad):
+    """grad reshaped to keep the reduced axes (a no-op when keepdims was set)."""
+    if op.get_attr("keepdims"):
+        return grad
+    kept = _keepdims_shape(op)
+    if kept is not None:
+        return array_ops.reshape(grad, kept)
+    x = op.inputs[0]
+    axis = op.get_attr("axis")
+    rank = x.shape.rank
+    axes = range(rank) if axis is None else axis
+    for a in sorted(axes):
+        grad = array_ops.expand_dims(grad, a)
+    return grad
+
+
+def _broadcast_like(grad, x):
+    if x.shape.is_fully_defined():
+        return array_ops.broadcast_to(grad, x.shape.as_list())
+    return array_ops.broadcast_to(grad, array_ops.shape(x))
+
+
+@RegisterGradient(SUM.type)
+def _sum_grad(op, grad):
+    """grad broadcast back over the summed axes."""
+    return _broadcast_like(_restore_reduced(op, grad), op.inputs[0])
+
+
+@RegisterGradient(MEAN.type)
+def _mean_grad(op, grad):
+    """grad / n broadcast back over the averaged axes."""
+    x = op.inputs[0]
+    y_size = op.outputs[0].shape.num_elements()
+    if x.shape.is_fully_defined() and y_size is not None:
+        count = max(x.shape.num_elements() // max(y_size, 1), 1)
+        scaled = grad / count
+    else:
+        count = math_ops.cast(array_ops.size(x), grad.dtype) / math_ops.cast(
+            math_ops.maximum(array_ops.size(op.outputs[0]), 1), grad.dtype)
+        scaled = grad / count
+    return _broadcast_like(_restore_reduced(op, scaled), x)
+
+
+def _extremum_grad(op, grad):
+    """grad split evenly among the elements equal to the extremum."""
+    x = op.inputs[0]
+    y = _restore_reduced(op, op.outputs[0])
+    mask = math_ops.cast(math_ops.equal(x, y), grad.dtype)
+    axis = op.get_attr("axis")
+    count = reduction_ops.reduce_sum(mask, axis, keepdims=True)
+    return mask * _restore_reduced(op, grad) / count
+
+
+RegisterGradient(MAX.type)(_extremum_grad)
+RegisterGradient(MIN.type)(_extremum_grad)
+
+
+@RegisterGradient(PROD.type)
+def _prod_grad(op, grad):
+    """grad * prod / x, computed with exclusive cumulative products (safe at zeros)."""
+    x = op.inputs[0]
+    axis = op.get_attr("axis")
+    rank = x.shape.rank
+    axes = list(range(rank)) if axis is None else list(axis)
+    other = [i for i in range(rank) if i not in axes]
+    perm = axes + other
+    moved = array_ops.transpose(x, perm)
+    moved_shape = array_ops.shape(moved)
+    reduced_n = 1
+    for a in axes:
+        reduced_n *= x.shape[a] if x.shape[a] is not None else -1
+    flat = array_ops.reshape(moved, [reduced_n if reduced_n > 0 else -1, -1])
+    left = math_ops.cumprod(flat, axis=0, exclusive=True)
+    right = math_ops.cumprod(flat, axis=0, exclusive=True, reverse=True)
+    others = array_ops.reshape(left * right, moved_shape)
+    inverse = [0] * rank
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    partial = array_ops.transpose(others, inverse)
+    return _broadcast_like(_restore_reduced(op, grad), x) * math_ops.conj_if_complex(partial)
+
+
+@RegisterGradient(ADD_N.type)
+def _add_n_grad(op, grad):
+    """grad to every input."""
+    return [grad] * len(op.inputs)

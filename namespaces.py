@@ -1,0 +1,59 @@
+"""Sub-namespaces (dg.math, ...) and the mode-agnostic scope context managers."""
+from __future__ import annotations
+
+import contextlib
+import types
+from typing import Any, Iterator, Optional, Sequence
+
+from .eager import context
+from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
+
+_state = context.state
+
+
+def _namespace(name: str, *modules: Any, extra: Optional[dict] = None) -> types.SimpleNamespace:
+    members = {}
+    for module in modules:
+        for key in getattr(module, "__all__", ()):
+            members[key] = getattr(module, key)
+    members.update(extra or {})
+    space = types.SimpleNamespace(**members)
+    space.__name__ = name
+    return space
+
+
+math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops,
+                  extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum})
+
+
+@contextlib.contextmanager
+def name_scope(name: Optional[str]) -> Iterator[str]:
+    """A scope for op names in graph mode (a no-op in eager mode, as in TF2)."""
+    graph = _state.graph
+    if graph is None:
+        yield (name + "/") if name else ""
+        return
+    with graph.name_scope(name) as scope:
+        yield scope
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs: Optional[Sequence[Any]]) -> Iterator[None]:
+    """Ops built inside run after `control_inputs` (eager mode: already done)."""
+    graph = _state.graph
+    if graph is None:
+        yield
+        return
+    with graph.control_dependencies(control_inputs):
+        yield
+
+
+@contextlib.contextmanager
+def device(name: Optional[str]) -> Iterator[None]:
+    """Recorded on graph ops; has no effect on where they run."""
+    graph = _state.graph
+    if graph is None:
+        yield
+        return
+    with graph.device(name):
+        yield

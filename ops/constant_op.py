@@ -1,0 +1,136 @@
+"""Constants and conversion of Python/NumPy values to tensors (TF's rules)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..eager import context
+from ..eager.eager_tensor import EagerTensor
+from ..framework import dtypes
+from ..framework.graph import Graph, SymbolicTensor
+from ..framework.op_def import declare_op
+from ..framework.tensor import Tensor
+from ..framework.tensor_shape import TensorShape
+from .dispatch import apply_op
+
+_state = context.state
+
+
+def _const_kernel(*, value: np.ndarray, dtype: Any = None) -> np.ndarray:
+    return value
+
+
+def _const_infer(inputs, attrs):
+    value = attrs["value"]
+    return [(dtypes.from_numpy(value.dtype), TensorShape(value.shape))]
+
+
+CONST = declare_op("Const", _const_kernel, _const_infer, grad_inputs=())
+
+
+def _python_dtype(value: Any) -> Optional[np.dtype]:
+    """TF's default dtype for Python values: float32, int32 (int64 if large), bool."""
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    if isinstance(value, int):
+        return np.dtype(np.int32) if -2**31 <= value < 2**31 else np.dtype(np.int64)
+    if isinstance(value, float):
+        return np.dtype(np.float32)
+    if isinstance(value, complex):
+        return np.dtype(np.complex128)
+    return None
+
+
+def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
+    """A NumPy array for `value` under TF's conversion rules; TypeError if lossy."""
+    if isinstance(value, EagerTensor):
+        array = value.array
+    elif isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+    else:
+        array = np.asarray(value)
+        if array.dtype == object:
+            raise TypeError(f"Cannot convert {value!r} to a tensor: mixed or ragged elements")
+        if dtype is None:
+            py = _python_dtype(value)
+            if py is not None:
+                array = array.astype(py)
+            elif array.dtype.kind == "f":
+                array = array.astype(np.float32)
+            elif array.dtype.kind in "iu" and array.dtype.itemsize == 8:
+                big = array.size and (array.max() >= 2**31 or array.min() < -2**31)
+                array = array if big else array.astype(np.int32)
+            elif array.dtype.kind == "U":
+                raise TypeError(f"String tensors are not supported: {value!r}")
+    if dtype is not None:
+        target = dtypes.as_dtype(dtype)
+        np_type = np.dtype(target.as_numpy_dtype)
+        if array.dtype != np_type:
+            if not _can_cast(array, np_type, isinstance(value, (Tensor, np.ndarray))):
+                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
+            array = array.astype(np_type)
+    return array
+
+
+def _can_cast(array: np.ndarray, np_type: np.dtype, is_array: bool) -> bool:
+    if array.dtype.kind == "c" and np_type.kind != "c":
+        return False
+    if array.dtype.kind in "fc" and np_type.kind in "iub":
+        return False
+    if array.dtype.kind == "b" and np_type.kind != "b":
+        return False
+    if np_type.kind == "b" and array.dtype.kind != "b":
+        return False
+    return True
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = "Const") -> Tensor:
+    """A tensor holding `value` (a Python scalar or nested list, or a NumPy array)."""
+    array = np.array(to_numpy(value, dtype), copy=True)
+    if shape is not None:
+        shape = tuple(TensorShape(shape).as_list())
+        if array.size == 1 and int(np.prod(shape)) != 1:
+            array = np.full(shape, array.reshape(()), dtype=array.dtype)
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise TypeError(f"Expected Tensor's shape: {shape}, but got {array.shape}.")
+    graph = _state.graph
+    if graph is None:
+        return EagerTensor(array)
+    return apply_op(CONST, (), {"value": array}, name)
+
+
+def constant_in_graph(graph: Graph, value: Any) -> SymbolicTensor:
+    """An eager tensor or value used while building `graph`, as a Const op."""
+    array = to_numpy(value)
+    return graph.create_op(CONST, (), {"value": array}, "Const").outputs[0]
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
+                      preferred_dtype: Any = None, dtype_hint: Any = None) -> Tensor:
+    """`value` as a tensor of the current mode; a tensor of another dtype is a TypeError."""
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtypes.as_dtype(dtype):
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}: {value!r}")
+        if type(value) is SymbolicTensor and _state.graph is None:
+            raise TypeError(f"Graph tensor {value.name} cannot be used in eager mode: "
+                            "it has no value outside its graph.")
+        return value
+    convert = getattr(value, "__dg_tensor__", None)
+    if convert is not None:
+        return convert(dtype=dtype, name=name)
+    if dtype is None:
+        dtype = preferred_dtype if preferred_dtype is not None else dtype_hint
+        if dtype is not None:
+            try:
+                return constant(value, dtype, name=name or "Const")
+            except TypeError:
+                dtype = None
+    return constant(value, dtype, name=name or "Const")
+
+
+def is_tensor(value: Any) -> bool:
+    return isinstance(value, Tensor) or hasattr(value, "__dg_tensor__")

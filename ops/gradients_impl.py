@@ -1,0 +1,84 @@
+"""Public graph-mode differentiation: gradients, hessians, hessian_vector_product."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+from ..eager import context
+from ..grad_registry.unconnected import UnconnectedGradients
+from . import array_ops, join_ops, math_ops
+from .gradients_util import as_list, gradients_helper
+from .indexed_slices_ops import gather
+
+_state = context.state
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
+              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+              aggregation_method: Optional[int] = None, stop_gradients: Any = None,
+              unconnected_gradients: Any = UnconnectedGradients.NONE) -> List[Any]:
+    """Symbolic d(sum of ys)/dx for each x (graph mode and dg.function bodies only)."""
+    return gradients_helper(ys, xs, grad_ys, name, gate_gradients, aggregation_method,
+                            stop_gradients, unconnected_gradients)
+
+
+def hessian_vector_product(ys: Any, xs: Any, v: Any) -> List[Any]:
+    """H v for H the Hessian of sum(ys) w.r.t. xs, by double backprop.
+
+    In graph mode `ys` is a tensor; in eager mode pass `ys` as a callable of
+    the xs (there is no graph to differentiate twice otherwise).
+    """
+    xs = as_list(xs)
+    v = as_list(v)
+    if len(v) != len(xs):
+        raise ValueError("xs and v must have the same length.")
+    if _state.graph is None:
+        return _eager_hvp(ys, xs, v)
+    grads = gradients(ys, xs)
+    products = [math_ops.multiply(g, array_ops.stop_gradient(vi))
+                for g, vi in zip(grads, v) if g is not None]
+    return gradients(products, xs)
+
+
+def _eager_hvp(f: Callable, xs: List[Any], v: List[Any]) -> List[Any]:
+    from ..eager.backprop import GradientTape
+    if not callable(f):
+        raise TypeError("In eager mode hessian_vector_product needs `ys` as a callable of xs")
+    with GradientTape() as outer:
+        outer.watch(xs)
+        with GradientTape() as inner:
+            inner.watch(xs)
+            y = f(*xs)
+        grads = inner.gradient(y, xs)
+        products = [math_ops.multiply(g, array_ops.stop_gradient(vi))
+                    for g, vi in zip(grads, v) if g is not None]
+    return outer.gradient(products, xs)
+
+
+def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_ops: bool = False,
+             gate_gradients: bool = False, aggregation_method: Optional[int] = None) -> List[Any]:
+    """Hessian of sum(ys) w.r.t. each x, shaped x.shape + x.shape (graph mode only)."""
+    if _state.graph is None:
+        raise RuntimeError("dg.hessians is not supported when eager execution is enabled "
+                           "(as in TensorFlow). Use GradientTape(persistent=True).hessian, "
+                           "nested GradientTapes, or dg.hessians inside a dg.function.")
+    xs = as_list(xs)
+    kwargs = dict(gate_gradients=gate_gradients, aggregation_method=aggregation_method)
+    grads = gradients(ys, xs, **kwargs)
+    result = []
+    with _state.graph.name_scope(name):
+        for grad, x in zip(grads, xs):
+            n = x.shape.num_elements()
+            if n is None:
+                raise ValueError(f"hessians needs a statically known shape for {x.name}, "
+                                 f"got {x.shape}")
+            if grad is None:
+                result.append(array_ops.zeros(x.shape.as_list() * 2, x.dtype))
+                continue
+            flat = array_ops.reshape(grad, [-1])
+            rows = []
+            for j in range(n):
+                (row,) = gradients(gather(flat, j), x,
+                                   unconnected_gradients=UnconnectedGradients.ZERO, **kwargs)
+                rows.append(row)
+            result.append(array_ops.reshape(join_ops.stack(rows), x.shape.as_list() * 2))
+    return result

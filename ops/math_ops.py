@@ -1,0 +1,286 @@
+"""Elementwise math ops: declarations (kernel + shape rule) and public wrappers.
+
+Each op is one `declare_op` line group; its gradient is in grad_registry/math_grad.py.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..eager.eager_tensor import EagerTensor
+from ..framework import dtypes
+from ..framework.op_def import declare_op
+from ..framework.tensor import register_operator
+from .constant_op import convert_to_tensor
+from .op_helpers import apply_binary, apply_unary, binary_operands
+from .shape_rules import broadcast_binary, broadcast_compare, elementwise_unary
+
+FLOAT = "fc"          # float and complex inputs
+NUMERIC = "fciu"
+_float_rule = elementwise_unary()
+
+
+def _quiet(func):
+    """A kernel that returns NaN/inf like TF instead of emitting NumPy warnings."""
+    def kernel(*args):
+        with np.errstate(all="ignore"):
+            return func(*args)
+    kernel.__name__ = getattr(func, "__name__", "kernel")
+    return kernel
+
+
+def _unary(op_type: str, kernel, kinds: str = FLOAT, grad_inputs=(0,), grad_outputs=()):
+    return declare_op(op_type, kernel, _float_rule, input_kinds=kinds,
+                      grad_inputs=grad_inputs, grad_outputs=grad_outputs)
+
+
+def _binary(op_type: str, kernel, kinds: str = NUMERIC, grad_inputs=None, grad_outputs=()):
+    return declare_op(op_type, kernel, broadcast_binary, input_kinds=kinds,
+                      grad_inputs=grad_inputs, grad_outputs=grad_outputs)
+
+
+# -- binary arithmetic ------------------------------------------------------
+ADD = _binary("AddV2", np.add, grad_inputs=())
+SUB = _binary("Sub", np.subtract, grad_inputs=())
+MUL = _binary("Mul", np.multiply, grad_inputs={0: (1,), 1: (0,)})
+REAL_DIV = _binary("RealDiv", _quiet(np.true_divide), FLOAT, grad_inputs={0: (1,), 1: (0, 1)})
+
+
+def _floor_div(x, y):
+    with np.errstate(all="ignore"):
+        return np.floor_divide(x, y)
+
+
+FLOOR_DIV = _binary("FloorDiv", _floor_div)
+FLOOR_MOD = _binary("FloorMod", _quiet(np.mod))
+POW = _binary("Pow", _quiet(np.power), grad_inputs=None, grad_outputs=(0,))
+MAXIMUM = _binary("Maximum", np.maximum, "fiu")
+MINIMUM = _binary("Minimum", np.minimum, "fiu")
+
+
+def add(x: Any, y: Any, name: Optional[str] = None):
+    """x + y elementwise, with broadcasting."""
+    return apply_binary(ADD, x, y, name)
+
+
+def subtract(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(SUB, x, y, name)
+
+
+def multiply(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(MUL, x, y, name)
+
+
+def _int_truediv_operands(x, y):
+    x, y = binary_operands("RealDiv", x, y)
+    if x.dtype.is_integer:
+        target = "float64" if x.dtype.size >= 4 else "float32"
+        x, y = cast(x, target), cast(y, target)
+    return x, y
+
+
+def truediv(x: Any, y: Any, name: Optional[str] = None):
+    """x / y; integer inputs are converted to float (int32 -> float64), as in TF."""
+    if type(x) is EagerTensor and type(y) is EagerTensor and x.array.dtype.kind in "fc":
+        return apply_binary(REAL_DIV, x, y, name)
+    x, y = _int_truediv_operands(x, y)
+    return apply_binary(REAL_DIV, x, y, name)
+
+
+def divide(x: Any, y: Any, name: Optional[str] = None):
+    return truediv(x, y, name)
+
+
+def floordiv(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(FLOOR_DIV, x, y, name)
+
+
+def mod(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(FLOOR_MOD, x, y, name)
+
+
+def pow(x: Any, y: Any, name: Optional[str] = None):  # noqa: A001 (TF's name)
+    return apply_binary(POW, x, y, name)
+
+
+def maximum(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(MAXIMUM, x, y, name)
+
+
+def minimum(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(MINIMUM, x, y, name)
+
+
+# -- unary ------------------------------------------------------------------
+NEG = _unary("Neg", np.negative, NUMERIC, grad_inputs=())
+SIN = _unary("Sin", np.sin)
+COS = _unary("Cos", np.cos)
+TANH = _unary("Tanh", np.tanh, grad_inputs=(), grad_outputs=(0,))
+EXP = _unary("Exp", np.exp, grad_inputs=(), grad_outputs=(0,))
+LOG = _unary("Log", _quiet(np.log))
+LOG1P = _unary("Log1p", _quiet(np.log1p))
+SQRT = _unary("Sqrt", _quiet(np.sqrt), grad_inputs=(), grad_outputs=(0,))
+RSQRT = _unary("Rsqrt", _quiet(lambda x: 1 / np.sqrt(x)), grad_inputs=(), grad_outputs=(0,))
+SQUARE = _unary("Square", np.square, NUMERIC)
+ABS = declare_op("Abs", np.abs, lambda inputs, attrs: [(inputs[0].dtype.real_dtype, inputs[0].shape)],
+                 input_kinds=NUMERIC, grad_inputs=(0,))
+SIGN = _unary("Sign", np.sign, "fiu", grad_inputs=())
+
+
+def _sigmoid(x):
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x)) if x.dtype.kind == "c" else _stable_sigmoid(x)
+
+
+def _stable_sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+SIGMOID = _unary("Sigmoid", _sigmoid, grad_inputs=(), grad_outputs=(0,))
+
+
+def negative(x: Any, name: Optional[str] = None):
+    return apply_unary(NEG, x, name)
+
+
+def sin(x: Any, name: Optional[str] = None):
+    return apply_unary(SIN, x, name)
+
+
+def cos(x: Any, name: Optional[str] = None):
+    return apply_unary(COS, x, name)
+
+
+def tanh(x: Any, name: Optional[str] = None):
+    return apply_unary(TANH, x, name)
+
+
+def exp(x: Any, name: Optional[str] = None):
+    return apply_unary(EXP, x, name)
+
+
+def log(x: Any, name: Optional[str] = None):
+    return apply_unary(LOG, x, name)
+
+
+def log1p(x: Any, name: Optional[str] = None):
+    return apply_unary(LOG1P, x, name)
+
+
+def sqrt(x: Any, name: Optional[str] = None):
+    return apply_unary(SQRT, x, name)
+
+
+def rsqrt(x: Any, name: Optional[str] = None):
+    return apply_unary(RSQRT, x, name)
+
+
+def square(x: Any, name: Optional[str] = None):
+    return apply_unary(SQUARE, x, name)
+
+
+def abs(x: Any, name: Optional[str] = None):  # noqa: A001 (TF's name)
+    return apply_unary(ABS, x, name)
+
+
+def sign(x: Any, name: Optional[str] = None):
+    return apply_unary(SIGN, x, name)
+
+
+def sigmoid(x: Any, name: Optional[str] = None):
+    return apply_unary(SIGMOID, x, name)
+
+
+# -- cast ------------------------------------------------------------------
+def _cast_kernel(x, *, DstT):
+    return x.astype(DstT.as_numpy_dtype, copy=False)
+
+
+def _cast_infer(inputs, attrs):
+    return [(attrs["DstT"], inputs[0].shape)]
+
+
+CAST = declare_op("Cast", _cast_kernel, _cast_infer, grad_inputs=())
+
+
+def cast(x: Any, dtype: Any, name: Optional[str] = None):
+    """`x` converted to `dtype` (complex to real keeps the real part, as in TF)."""
+    dtype = dtypes.as_dtype(dtype)
+    x = convert_to_tensor(x)
+    if x.dtype is dtype:
+        return x
+    return apply_unary(CAST, x, name, {"DstT": dtype})
+
+
+# -- comparisons and logic (never differentiable) ---------------------------
+def _compare(op_type: str, kernel, kinds: str = NUMERIC + "b"):
+    return declare_op(op_type, kernel, broadcast_compare, input_kinds=kinds, grad_inputs=())
+
+
+EQUAL = _compare("Equal", np.equal)
+NOT_EQUAL = _compare("NotEqual", np.not_equal)
+LESS = _compare("Less", np.less, "fiu")
+LESS_EQUAL = _compare("LessEqual", np.less_equal, "fiu")
+GREATER = _compare("Greater", np.greater, "fiu")
+GREATER_EQUAL = _compare("GreaterEqual", np.greater_equal, "fiu")
+LOGICAL_AND = _compare("LogicalAnd", np.logical_and, "b")
+LOGICAL_OR = _compare("LogicalOr", np.logical_or, "b")
+LOGICAL_NOT = declare_op("LogicalNot", np.logical_not, _float_rule, input_kinds="b", grad_inputs=())
+
+
+def equal(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(EQUAL, x, y, name)
+
+
+def not_equal(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(NOT_EQUAL, x, y, name)
+
+
+def less(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(LESS, x, y, name)
+
+
+def less_equal(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(LESS_EQUAL, x, y, name)
+
+
+def greater(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(GREATER, x, y, name)
+
+
+def greater_equal(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(GREATER_EQUAL, x, y, name)
+
+
+def logical_and(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(LOGICAL_AND, x, y, name)
+
+
+def logical_or(x: Any, y: Any, name: Optional[str] = None):
+    return apply_binary(LOGICAL_OR, x, y, name)
+
+
+def logical_not(x: Any, name: Optional[str] = None):
+    return apply_unary(LOGICAL_NOT, x, name)
+
+
+def logical_xor(x: Any, y: Any, name: Optional[str] = None):
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+
+for _name, _func in [("add", add), ("subtract", subtract), ("multiply", multiply),
+                     ("truediv", truediv), ("floordiv", floordiv), ("mod", mod), ("pow", pow),
+                     ("negative", negative), ("abs", abs), ("logical_not", logical_not),
+                     ("logical_and", logical_and), ("logical_or", logical_or),
+                     ("logical_xor", logical_xor), ("less", less), ("less_equal", less_equal),
+                     ("greater", greater), ("greater_equal", greater_equal),
+                     ("equal", equal), ("not_equal", not_equal)]:
+    register_operator(_name, _func)
+
+__all__ = ["cast", "add", "subtract", "multiply", "truediv", "divide", "floordiv", "mod", "pow",
+           "maximum", "minimum", "negative", "sin", "cos", "tanh", "exp", "log", "log1p",
+           "sqrt", "rsqrt", "square", "abs", "sign", "sigmoid", "equal", "not_equal", "less",
+           "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+           "logical_not", "logical_xor"]

@@ -1,0 +1,57 @@
+"""Helpers shared by the public op wrappers: input conversion with TF's dtype rules."""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+from ..eager import context
+from ..eager.eager_tensor import EagerTensor
+from ..framework.errors import InvalidArgumentError
+from ..framework.op_def import OpDef
+from ..framework.tensor import Tensor
+from .constant_op import convert_to_tensor
+from .dispatch import apply_op
+
+_state = context.state
+
+
+def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
+    """Converts two operands; a Python scalar takes the other operand's dtype.
+
+    Two tensors of different dtypes are an error naming both dtypes:
+    InvalidArgumentError in eager mode, TypeError in graph mode (as in TF).
+    """
+    x_is = isinstance(x, Tensor)
+    y_is = isinstance(y, Tensor)
+    if x_is and not y_is:
+        y = convert_to_tensor(y, dtype_hint=x.dtype)
+    elif y_is and not x_is:
+        x = convert_to_tensor(x, dtype_hint=y.dtype)
+    elif not x_is and not y_is:
+        x = convert_to_tensor(x)
+        y = convert_to_tensor(y, dtype_hint=x.dtype)
+    if x.dtype != y.dtype:
+        message = (f"cannot compute {op_type} as input #1(zero-based) was expected to be a "
+                   f"{x.dtype.name} tensor but is a {y.dtype.name} tensor [Op:{op_type}]")
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, message)
+        raise TypeError(f"Input 'y' of '{op_type}' Op has type {y.dtype.name} that does not "
+                        f"match type {x.dtype.name} of argument 'x'.")
+    return x, y
+
+
+def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
+    """A binary elementwise op; the eager fast path skips all conversion work."""
+    if type(x) is EagerTensor and type(y) is EagerTensor and _state.graph is None \
+            and x.array.dtype == y.array.dtype:
+        return apply_op(op_def, (x, y))
+    x, y = binary_operands(op_def.type, x, y)
+    return apply_op(op_def, (x, y), name=name)
+
+
+def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Optional[dict] = None) -> Any:
+    """A one-input op; converts non-tensors first."""
+    if type(x) is not EagerTensor:
+        x = convert_to_tensor(x)
+    if attrs:
+        return apply_op(op_def, (x,), attrs, name)
+    return apply_op(op_def, (x,), name=name)

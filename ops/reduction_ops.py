@@ -1,0 +1,152 @@
+"""Reductions over axes (attrs `axis`, `keepdims`) and add_n. Gradients: reduction_grad.py."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..eager.eager_tensor import EagerTensor
+from ..framework import dtypes
+from ..framework.op_def import declare_op
+from ..framework.tensor import Tensor
+from .constant_op import convert_to_tensor
+from .dispatch import apply_op
+from .shape_rules import check_same_dtype, normalize_axes, reduction
+from .tensor_util import constant_value
+
+
+def _axis_attr(axis: Any) -> Any:
+    """The `axis` argument as a hashable attr: None, or a tuple of ints."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = np.asarray(axis.array if isinstance(axis, EagerTensor) else _static(axis))
+    if np.ndim(axis) == 0:
+        return (int(axis),)
+    return tuple(int(a) for a in np.asarray(axis).reshape(-1))
+
+
+def _static(tensor: Any) -> Any:
+    value = constant_value(tensor)
+    if value is None:
+        raise ValueError(f"reduction axis must be statically known, got {tensor}")
+    return value
+
+
+def _reducer(np_func, keep_int_dtype: bool = True):
+    def kernel(x, *, axis, keepdims):
+        if axis is not None:
+            axis = tuple(a % x.ndim if x.ndim else a for a in axis)
+            for a in axis:
+                if not 0 <= a < max(x.ndim, 1):
+                    raise ValueError(f"axis {a} is out of bounds for rank {x.ndim}")
+        if keep_int_dtype and x.dtype.kind in "iub":
+            return np.asarray(np_func(x, axis=axis, keepdims=keepdims, dtype=x.dtype))
+        return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
+    return kernel
+
+
+def _mean(x, axis, keepdims, dtype=None):
+    if x.dtype.kind in "iu":
+        s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        n = x.size // max(np.size(s), 1) if x.size else 1
+        return (s // n).astype(x.dtype)
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def _minmax(np_func):
+    def kernel(x, *, axis, keepdims):
+        if x.size == 0:
+            raise ValueError("reduction of an empty tensor has no identity")
+        return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
+    return kernel
+
+
+SUM = declare_op("Sum", _reducer(np.sum), reduction(), input_kinds="fciu", grad_inputs=(0,))
+MEAN = declare_op("Mean", _reducer(_mean, keep_int_dtype=False), reduction(),
+                  input_kinds="fciu", grad_inputs=(0,))
+PROD = declare_op("Prod", _reducer(np.prod), reduction(), input_kinds="fciu", grad_inputs=(0,))
+MAX = declare_op("Max", _minmax(np.max), reduction(), input_kinds="fiu",
+                 grad_inputs=(0,), grad_outputs=(0,))
+MIN = declare_op("Min", _minmax(np.min), reduction(), input_kinds="fiu",
+                 grad_inputs=(0,), grad_outputs=(0,))
+ALL = declare_op("All", _reducer(np.all, False), reduction(), input_kinds="b", grad_inputs=())
+ANY = declare_op("Any", _reducer(np.any, False), reduction(), input_kinds="b", grad_inputs=())
+
+
+def _reduce(op_def, input_tensor, axis, keepdims, name):
+    x = convert_to_tensor(input_tensor)
+    axis = _axis_attr(axis)
+    if axis is not None and x.shape.rank is not None:
+        axis = normalize_axes(axis, x.shape.rank)
+    return apply_op(op_def, (x,), {"axis": axis, "keepdims": bool(keepdims)}, name)
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    """Sum over `axis` (None: all axes)."""
+    return _reduce(SUM, input_tensor, axis, keepdims, name)
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: Optional[str] = None):
+    return _reduce(MEAN, input_tensor, axis, keepdims, name)
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: Optional[str] = None):
+    return _reduce(PROD, input_tensor, axis, keepdims, name)
+
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(MAX, input_tensor, axis, keepdims, name)
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(MIN, input_tensor, axis, keepdims, name)
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(ALL, input_tensor, axis, keepdims, name)
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(ANY, input_tensor, axis, keepdims, name)
+
+
+def _add_n_kernel(*xs):
+    total = xs[0] + xs[1] if len(xs) > 1 else xs[0].copy()
+    for x in xs[2:]:
+        total += x
+    return total
+
+
+def _add_n_infer(inputs, attrs):
+    dtype = check_same_dtype(inputs)
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        if not shape.is_compatible_with(t.shape):
+            raise ValueError(f"AddN inputs must all have one shape: {shape} vs {t.shape}")
+        shape = shape.merge_with(t.shape)
+    return [(dtype, shape)]
+
+
+ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad_inputs=())
+
+
+def add_n(inputs: Sequence[Any], name: Optional[str] = None):
+    """Sum of a list of same-shape tensors (IndexedSlices are densified)."""
+    if not inputs:
+        raise ValueError("inputs must be a non-empty list of tensors")
+    tensors = [convert_to_tensor(t) for t in inputs]
+    if len(tensors) == 1 and name is None:
+        return tensors[0]
+    return apply_op(ADD_N, tensors, name=name)
+
+
+__all__ = ["reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min",
+           "reduce_all", "reduce_any", "add_n"]
