@@ -12,7 +12,7 @@ def _gather_grad(op, grad):
     """axis 0: IndexedSlices(grad rows, indices); other axes: a dense segment sum."""
     params, indices = op.inputs
     axis = op.get_attr("axis")
-    params_shape = array_ops.shape(params)
+    params_shape = array_ops.shape_tensor(params)
     if axis == 0:
         rows = array_ops.reshape(indices, [-1])
         if params.shape.is_fully_defined():

@@ -400,3 +400,12 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: str = "transpo
 
 
 __all__ += ["expand_dims", "squeeze", "transpose"]
+
+
+def shape_tensor(x: Any, out_type: Any = dtypes.int32):
+    """The shape of `x` (a tensor or a TensorSpec) as a tensor: a constant when
+    static, else a Shape op. Gradients use it for inputs the tape kept no value of."""
+    static = x.shape
+    if static.is_fully_defined():
+        return constant(np.array(static.as_list(), dtype=dtypes.as_dtype(out_type).as_numpy_dtype))
+    return shape(x, out_type)
