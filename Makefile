@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) examples/logistic_regression.py
+	$(PY) examples/breast_cancer.py
 
 test: $(STAMP)
 	$(PY) -m pytest

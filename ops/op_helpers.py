@@ -23,12 +23,12 @@ def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
     x_is = isinstance(x, Tensor)
     y_is = isinstance(y, Tensor)
     if x_is and not y_is:
-        y = convert_to_tensor(y, dtype_hint=x.dtype)
+        y = _operand(y, x.dtype)
     elif y_is and not x_is:
-        x = convert_to_tensor(x, dtype_hint=y.dtype)
+        x = _operand(x, y.dtype)
     elif not x_is and not y_is:
         x = convert_to_tensor(x)
-        y = convert_to_tensor(y, dtype_hint=x.dtype)
+        y = _operand(y, x.dtype)
     if x.dtype != y.dtype:
         message = (f"cannot compute {op_type} as input #1(zero-based) was expected to be a "
                    f"{x.dtype.name} tensor but is a {y.dtype.name} tensor [Op:{op_type}]")
@@ -37,6 +37,13 @@ def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
         raise TypeError(f"Input 'y' of '{op_type}' Op has type {y.dtype.name} that does not "
                         f"match type {x.dtype.name} of argument 'x'.")
     return x, y
+
+
+def _operand(value: Any, dtype: Any) -> Tensor:
+    """A non-tensor operand in the other operand's dtype (TypeError if lossy, as TF)."""
+    if hasattr(value, "__dg_tensor__"):
+        return convert_to_tensor(value)
+    return convert_to_tensor(value, dtype=dtype)
 
 
 def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:

@@ -1,0 +1,51 @@
+"""One core, single-threaded BLAS: set before NumPy is imported (re-exec if late).
+
+Standard library only: this module is imported before NumPy on purpose.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+# Peers read these: keep TensorFlow, JAX/XLA and PyTorch on one thread too.
+PEER_VARS = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1",
+             "TF_CPP_MIN_LOG_LEVEL": "2", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false "
+             "intra_op_parallelism_threads=1", "JAX_PLATFORMS": "cpu",
+             "JAX_ENABLE_X64": "1"}
+# So that RSS follows live memory: big blocks are mmapped and returned on free.
+MMAP_VAR = ("MALLOC_MMAP_THRESHOLD_", "131072")
+CORE = 0
+
+
+def pinned_env(environ: dict) -> dict:
+    """`environ` with the single-thread settings added."""
+    env = dict(environ)
+    for var in THREAD_VARS:
+        env[var] = "1"
+    for var, value in PEER_VARS.items():
+        env.setdefault(var, value)
+    return env
+
+
+def pin_process(module: str) -> None:
+    """Re-execs `python -m module` with single-thread env if needed; pins to one core."""
+    if any(os.environ.get(var) != "1" for var in THREAD_VARS) or "numpy" in sys.modules:
+        if os.environ.get("_DUOGRAD_BENCH_REEXEC") != "1":
+            env = pinned_env(os.environ)
+            env["_DUOGRAD_BENCH_REEXEC"] = "1"
+            os.execve(sys.executable, [sys.executable, "-m", module] + sys.argv[1:], env)
+    for var, value in PEER_VARS.items():
+        os.environ.setdefault(var, value)
+    try:
+        os.sched_setaffinity(0, {CORE})
+    except (AttributeError, OSError):  # not Linux, or core 0 not ours: run unpinned
+        pass
+
+
+def pinned_core() -> str:
+    try:
+        return ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+    except AttributeError:
+        return "unpinned"
