@@ -29,6 +29,11 @@ from .grad_registry.unconnected import UnconnectedGradients
 from .grad_registry.aggregation import AggregationMethod
 from .grad_registry import (array_grad, indexed_slices_grad, join_grad,  # noqa: F401
                             math_grad, matmul_grad, reduction_grad)
+from .ops.variables import (Variable, global_variables, global_variables_initializer,  # noqa: F401
+                            trainable_variables, variables_initializer)
+from .grad_registry import variable_grad  # noqa: F401
+from .grad_registry import linalg_grad, matrix_diag_grad  # noqa: F401
 from .namespaces import math, name_scope, control_dependencies, device  # noqa: A004
+from .namespaces import linalg  # noqa: F401
 
 __version__ = "0.1.0"

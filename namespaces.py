@@ -7,6 +7,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 from .eager import context
 from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
+from .ops import linalg_ops, matrix_diag_ops, norm_ops
 
 _state = context.state
 
@@ -24,6 +25,7 @@ def _namespace(name: str, *modules: Any, extra: Optional[dict] = None) -> types.
 
 math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops,
                   extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum})
+linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
 
 
 @contextlib.contextmanager

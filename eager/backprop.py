@@ -46,6 +46,7 @@ class GradientTape:
         self._tape: Optional[Tape] = None
         self._recording = False
         self._used = False
+        self._watched_variables: tuple = ()
 
     # -- recording --------------------------------------------------------
     def __enter__(self) -> "GradientTape":
@@ -106,7 +107,10 @@ class GradientTape:
             self._tape.watch_id(t.tensor_id)
 
     def watched_variables(self) -> tuple:
-        return tuple(self._tape.variables.values()) if self._tape is not None else ()
+        """Variables watched (explicitly or by being read), in first-watch order."""
+        if self._tape is not None:
+            self._watched_variables = tuple(self._tape.variables.values())
+        return self._watched_variables
 
     # -- differentiation ----------------------------------------------------
     def _check_usable(self, what: str) -> Tape:
@@ -137,11 +141,7 @@ class GradientTape:
             if not isinstance(s, Tensor) and not _is_variable(s):
                 raise ValueError(f"Sources must be tensors or variables, got {s!r}")
         grads = self._backprop(tape, flat_targets, flat_sources, output_gradients)
-        if not self._persistent:
-            self._used = True
-            if self._recording:
-                self._pop()
-            self._tape = None
+        self._finish()
         result = []
         for source, grad in zip(flat_sources, grads):
             if not source.dtype.is_differentiable:
@@ -166,6 +166,15 @@ class GradientTape:
         finally:
             if was:
                 self._push()
+
+    def _finish(self) -> None:
+        """A non-persistent tape is spent after one gradient/jacobian: drop its entries."""
+        if not self._persistent:
+            self._used = True
+            if self._recording:
+                self._pop()
+            self._watched_variables = tuple(self._tape.variables.values())
+            self._tape = None
 
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: Any = UnconnectedGradients.NONE,
@@ -196,11 +205,7 @@ class GradientTape:
         finally:
             if was:
                 self._push()
-        if not self._persistent:
-            self._used = True
-            if self._recording:
-                self._pop()
-            self._tape = None
+        self._finish()
         result = []
         for source, parts in zip(flat_sources, rows):
             if all(p is None for p in parts):
@@ -243,11 +248,7 @@ class GradientTape:
         finally:
             if was:
                 self._push()
-        if not self._persistent:
-            self._used = True
-            if self._recording:
-                self._pop()
-            self._tape = None
+        self._finish()
         if all(p is None for p in parts):
             if unconnected is UnconnectedGradients.ZERO:
                 return array_ops.zeros(tshape + sshape[1:], target.dtype)

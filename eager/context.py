@@ -22,6 +22,9 @@ class _ContextState(threading.local):
         self.name_scope: str = ""          # eager-mode name scope (names only)
         self.global_seed: Optional[int] = None
         self.op_seed_counter: int = 0
+        # Seeded random streams of eager mode, {(op type, dtype, seed, seed2): generator};
+        # `dg.random.set_seed` clears them (TF resets its eager kernel cache).
+        self.random_streams: dict = {}
 
 
 state = _ContextState()

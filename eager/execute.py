@@ -66,13 +66,16 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     return out
 
 
-def record(op_def: Any, attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
-    """Records an op run on eager tensors onto every tape and accumulator."""
+def record(op_def: Any, attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any],
+           gradient_name: Any = None) -> None:
+    """Records an op run on eager tensors onto every tape and accumulator.
+
+    `gradient_name` (a graph op's gradient override) replaces the op type."""
     state = _state
     if state.tapes:
-        name = op_def.type
+        name = gradient_name or op_def.type
         overrides = state.gradient_overrides
-        if overrides:
+        if overrides and gradient_name is None:
             for mapping in reversed(overrides):
                 if name in mapping:
                     name = mapping[name]

@@ -40,7 +40,9 @@ class OpDef:
         self.kernel = kernel
         self.infer = infer
         self.num_outputs = num_outputs  # -1: decided by `infer` per call
-        self.grad_inputs = None if grad_inputs is None else tuple(grad_inputs)
+        # A dict {input: inputs its gradient reads} stays a dict (the tape reads it).
+        self.grad_inputs = grad_inputs if grad_inputs is None or isinstance(grad_inputs, dict) \
+            else tuple(grad_inputs)
         self.grad_outputs = None if grad_outputs is None else tuple(grad_outputs)
         self.stateful = stateful
         self.attr_defaults = attr_defaults or {}

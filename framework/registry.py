@@ -45,5 +45,7 @@ class Registry:
 
 op_defs = Registry("op")
 gradient_functions = Registry("gradient function")
+# Forward-mode rules (grad_registry/jvp_rules.py), keyed by op type like the gradients.
+jvp_functions = Registry("JVP rule")
 # Gradient functions that accept None for missing output gradients, by name.
 gradients_accepting_none: Dict[str, Callable] = {}

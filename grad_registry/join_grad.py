@@ -1,8 +1,8 @@
-"""Gradients of concat and stack (ops/join_ops.py)."""
+"""Gradients of concat, stack, split and unstack (ops/join_ops.py)."""
 from __future__ import annotations
 
 from ..ops import array_ops
-from ..ops.join_ops import CONCAT, PACK
+from ..ops.join_ops import CONCAT, PACK, SPLIT, SPLIT_V, UNPACK, concat, split, stack, unstack
 from .registry import RegisterGradient
 
 
@@ -14,10 +14,28 @@ def _concat_grad(op, grad):
     for t in op.inputs:
         d = t.shape[axis] if t.shape.rank is not None else None
         sizes.append(d if d is not None else array_ops.shape(t)[axis])
-    return array_ops.split(grad, sizes, axis=axis)
+    return split(grad, sizes, axis=axis)
 
 
 @RegisterGradient(PACK.type)
 def _pack_grad(op, grad):
     """grad unstacked along the new axis."""
-    return array_ops.unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
+    return unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
+
+
+@RegisterGradient(SPLIT.type)
+def _split_grad(op, *grads):
+    """The pieces' gradients joined back along the split axis."""
+    return concat(list(grads), axis=op.get_attr("axis"))
+
+
+@RegisterGradient(SPLIT_V.type)
+def _split_v_grad(op, *grads):
+    """The pieces' gradients joined back along the split axis; none for the sizes."""
+    return concat(list(grads), axis=op.get_attr("axis")), None
+
+
+@RegisterGradient(UNPACK.type)
+def _unpack_grad(op, *grads):
+    """The slices' gradients stacked back along the unstacked axis."""
+    return stack(list(grads), axis=op.get_attr("axis"))

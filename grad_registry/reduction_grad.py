@@ -1,7 +1,8 @@
 """Gradients of reductions and add_n (ops/reduction_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops, math_ops, reduction_ops
+from ..ops import array_ops, cumulative_ops, join_ops, math_ops, reduction_ops
+from ..ops.complex_ops import conj_if_complex
 from ..ops.reduction_ops import ADD_N, ALL, ANY, MAX, MEAN, MIN, PROD, SUM
 from .registry import NotDifferentiable, RegisterGradient
 
@@ -79,7 +80,8 @@ RegisterGradient(MIN.type)(_extremum_grad)
 
 @RegisterGradient(PROD.type)
 def _prod_grad(op, grad):
-    """grad * prod / x, computed with exclusive cumulative products (safe at zeros)."""
+    """grad * conj(product of the other elements), from exclusive cumulative products
+    (no division, so exact where x has zeros, and differentiable again)."""
     x = op.inputs[0]
     axis = op.get_attr("axis")
     rank = x.shape.rank
@@ -87,19 +89,35 @@ def _prod_grad(op, grad):
     other = [i for i in range(rank) if i not in axes]
     perm = axes + other
     moved = array_ops.transpose(x, perm)
-    moved_shape = array_ops.shape(moved)
-    reduced_n = 1
-    for a in axes:
-        reduced_n *= x.shape[a] if x.shape[a] is not None else -1
-    flat = array_ops.reshape(moved, [reduced_n if reduced_n > 0 else -1, -1])
-    left = math_ops.cumprod(flat, axis=0, exclusive=True)
-    right = math_ops.cumprod(flat, axis=0, exclusive=True, reverse=True)
-    others = array_ops.reshape(left * right, moved_shape)
+    flat = array_ops.reshape(moved, _reduced_by_other(x, axes, other))
+    left = cumulative_ops.cumprod(flat, axis=0, exclusive=True)
+    right = cumulative_ops.cumprod(flat, axis=0, exclusive=True, reverse=True)
+    others = array_ops.reshape(left * right, array_ops.shape_tensor(moved))
     inverse = [0] * rank
     for i, p in enumerate(perm):
         inverse[p] = i
     partial = array_ops.transpose(others, inverse)
-    return _broadcast_like(_restore_reduced(op, grad), x) * math_ops.conj_if_complex(partial)
+    return _broadcast_like(_restore_reduced(op, grad), x) * conj_if_complex(partial)
+
+
+def _reduced_by_other(x, axes, other):
+    """The 2-D shape [size of the reduced axes, size of the others] of x."""
+    dims = x.shape.as_list()
+    if all(dims[a] is not None for a in axes):
+        reduced = 1
+        for a in axes:
+            reduced *= dims[a]
+        return [reduced, -1]
+    if all(dims[a] is not None for a in other):
+        size = 1
+        for a in other:
+            size *= dims[a]
+        return [-1, size]
+    shape = array_ops.shape(x)
+    in_axes = [i in axes for i in range(len(dims))]
+    ones = array_ops.ones_like(shape)
+    return join_ops.stack([reduction_ops.reduce_prod(array_ops.where(in_axes, shape, ones)),
+                           reduction_ops.reduce_prod(array_ops.where(in_axes, ones, shape))])
 
 
 @RegisterGradient(ADD_N.type)

@@ -23,7 +23,7 @@ def apply_op(op_def: OpDef, inputs: Sequence[Any], attrs: dict = NO_ATTRS,
         return execute(op_def, inputs, attrs)
     op = graph.create_op(op_def, inputs, attrs, name)
     if _state.tapes or _state.accumulators:  # a tape inside a graph records graph ops
-        record(op_def, attrs, op.inputs, op.outputs)
+        record(op_def, attrs, op.inputs, op.outputs, op.gradient_override)
     n = op_def.num_outputs
     if n == 1:
         return op.outputs[0]

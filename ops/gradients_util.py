@@ -255,5 +255,11 @@ def _final_grad(grads, x, unconnected: UnconnectedGradients):
             parts = [g for g in grad if g is not None]
             grad = aggregate(parts) if parts else None
     if grad is None and unconnected is UnconnectedGradients.ZERO:
+        if x.dtype is dtypes.resource:  # a variable's handle: zeros like its value
+            op = x.op
+            shape = op.get_attr("shape")
+            if shape.is_fully_defined():
+                return array_ops.zeros(shape, op.get_attr("dtype"))
+            return array_ops.zeros_like(op.get_attr("variable").value())
         return array_ops.zeros_like(x)
     return grad

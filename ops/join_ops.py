@@ -1,15 +1,18 @@
-"""Joining and splitting: concat, stack, unstack, split. Gradients: join_grad.py."""
+"""Joining and splitting: concat, stack, split, unstack. Gradients: join_grad.py."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..framework import dtypes
 from ..framework.op_def import declare_op
+from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
-from .constant_op import convert_to_tensor
+from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .shape_rules import check_same_dtype
+from .tensor_util import constant_value
 
 
 def _concat_kernel(*xs, axis):
@@ -101,3 +104,160 @@ def stack(values: Sequence[Any], axis: int = 0, name: Optional[str] = "stack"):
 
 
 __all__ = ["concat", "stack"]
+
+
+# -- splitting ----------------------------------------------------------------
+def _split_kernel(x, *, num_split, axis):
+    if x.shape[axis] % num_split:
+        raise ValueError(f"Number of ways to split should evenly divide the split dimension, "
+                         f"but got split_dim {axis} (size = {x.shape[axis]}) and "
+                         f"num_split {num_split}")
+    return np.split(x, num_split, axis=axis)
+
+
+def _split_infer(inputs, attrs):
+    x = inputs[0]
+    num, axis = attrs["num_split"], attrs["axis"]
+    if x.shape.rank is None:
+        return [(x.dtype, TensorShape(None))] * num
+    rank = x.shape.rank
+    if not -rank <= axis < rank:
+        raise ValueError(f"Split axis {axis} out of range for rank {rank}")
+    dims = list(x.shape.dims)
+    dim = dims[axis]
+    if dim is not None and dim % num:
+        raise ValueError(f"Dimension {axis} of size {dim} cannot be split evenly into {num}")
+    dims[axis] = None if dim is None else dim // num
+    return [(x.dtype, TensorShape(tuple(dims)))] * num
+
+
+SPLIT = declare_op("Split", _split_kernel, _split_infer, num_outputs=-1, grad_inputs=())
+
+
+def _split_sizes(dim: int, sizes) -> list:
+    """Size splits with at most one -1 resolved against `dim`; ValueError if they do not fit."""
+    sizes = [int(s) for s in sizes]
+    if sizes.count(-1) > 1:
+        raise ValueError(f"size_splits may contain at most one -1, got {sizes}")
+    if -1 in sizes:
+        rest = dim - sum(s for s in sizes if s != -1)
+        if rest < 0:
+            raise ValueError(f"size_splits {sizes} exceed the split dimension of size {dim}")
+        sizes[sizes.index(-1)] = rest
+    if sum(sizes) != dim or min(sizes, default=0) < 0:
+        raise ValueError(f"Determined shape must either match input shape along split_dim "
+                         f"exactly if fully specified, or be less than the size of the input "
+                         f"along split_dim if not fully specified. Got: {sizes} for a "
+                         f"dimension of size {dim}")
+    return sizes
+
+
+def _split_v_kernel(x, size_splits, *, axis):
+    sizes = _split_sizes(x.shape[axis], size_splits)
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def _split_v_infer(inputs, attrs):
+    x, size_splits = inputs
+    num = size_splits.shape[0] if size_splits.shape.rank == 1 else None
+    if num is None:
+        raise ValueError("Cannot infer the number of outputs of SplitV: size_splits has "
+                         f"shape {size_splits.shape}")
+    if x.shape.rank is None:
+        return [(x.dtype, TensorShape(None))] * num
+    rank = x.shape.rank
+    axis = attrs["axis"]
+    if not -rank <= axis < rank:
+        raise ValueError(f"Split axis {axis} out of range for rank {rank}")
+    value = constant_value(size_splits)
+    sizes = [None] * num
+    if value is not None:
+        dim = x.shape[axis]
+        sizes = list(_split_sizes(dim, value)) if dim is not None else \
+            [None if s == -1 else int(s) for s in value]
+    elif size_splits.op.type == "Pack":
+        sizes = [_scalar_or_none(t) for t in size_splits.op.inputs]
+    outputs = []
+    for s in sizes:
+        dims = list(x.shape.dims)
+        dims[axis] = s
+        outputs.append((x.dtype, TensorShape(tuple(dims))))
+    return outputs
+
+
+SPLIT_V = declare_op("SplitV", _split_v_kernel, _split_v_infer, num_outputs=-1, grad_inputs=())
+
+
+def _scalar_or_none(tensor: Any) -> Optional[int]:
+    value = constant_value(tensor)
+    return None if value is None or int(value) < 0 else int(value)
+
+
+def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
+          name: str = "split"):
+    """Splits `value` along `axis` into `num_or_size_splits` equal pieces, or pieces of
+    the listed sizes (ints or scalar int tensors; one may be -1)."""
+    value = convert_to_tensor(value)
+    axis = int(axis)
+    rank = value.shape.rank
+    if rank is not None and axis < 0:
+        axis += rank
+    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(num_or_size_splits, bool):
+        if num_or_size_splits <= 0:
+            raise ValueError(f"num_or_size_splits must be positive, got {num_or_size_splits}")
+        return apply_op(SPLIT, (value,), {"num_split": int(num_or_size_splits), "axis": axis},
+                        name)
+    if isinstance(num_or_size_splits, Tensor):
+        sizes = num_or_size_splits
+        if sizes.shape.rank == 0:
+            raise ValueError("A scalar tensor num_or_size_splits is not supported; pass an int")
+    elif any(isinstance(s, Tensor) for s in num_or_size_splits):
+        sizes = stack([s if isinstance(s, Tensor) else constant(int(s), dtypes.int32)
+                       for s in num_or_size_splits])
+    else:
+        sizes = constant(np.array(list(num_or_size_splits), dtype=np.int32).reshape(-1))
+    if num is not None and (sizes.shape.rank != 1 or sizes.shape[0] != num):
+        raise ValueError(f"num={num} does not match size_splits of shape {sizes.shape}")
+    return apply_op(SPLIT_V, (value, sizes), {"axis": axis}, name)
+
+
+def _unpack_kernel(x, *, num, axis):
+    if x.shape[axis] != num:
+        raise ValueError(f"Input shape axis {axis} must equal {num}, got shape {x.shape}")
+    return [np.take(x, i, axis=axis) for i in range(num)]
+
+
+def _unpack_infer(inputs, attrs):
+    x = inputs[0]
+    num, axis = attrs["num"], attrs["axis"]
+    if x.shape.rank is None:
+        return [(x.dtype, TensorShape(None))] * num
+    dims = list(x.shape.dims)
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension {axis} of {x.shape} must be {num} to unstack into {num}")
+    del dims[axis]
+    return [(x.dtype, TensorShape(tuple(dims)))] * num
+
+
+UNPACK = declare_op("Unpack", _unpack_kernel, _unpack_infer, num_outputs=-1, grad_inputs=())
+
+
+def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "unstack"):
+    """The slices of `value` along `axis`, as a list of `num` tensors of one rank less."""
+    value = convert_to_tensor(value)
+    rank = value.shape.rank
+    axis = int(axis)
+    if rank is not None:
+        if not -rank <= axis < rank:
+            raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
+        axis %= rank
+    if num is None:
+        num = value.shape[axis] if rank is not None else None
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
+    elif axis < 0:
+        raise ValueError("A negative axis needs a tensor of known rank")
+    return apply_op(UNPACK, (value,), {"num": int(num), "axis": axis}, name)
+
+
+__all__ += ["split", "unstack"]

@@ -1,0 +1,173 @@
+"""Timing, checking and the result rows shared by duograd's and the peers' runs."""
+from __future__ import annotations
+
+import contextlib
+import gc
+import signal
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, List, Optional, Sequence
+
+import numpy as np
+
+RTOL = 1e-8
+ATOL = 1e-10
+
+
+class NotAvailable(Exception):
+    """The API a variant needs is missing: the variant is skipped with a note."""
+
+
+class BenchTimeout(Exception):
+    """A variant ran past its wall-clock limit."""
+
+
+@dataclass
+class Variant:
+    """One way to run one workload.
+
+    kind "step": make(data) -> step; step() -> result arrays (timed per call).
+    kind "oneshot": run(data) -> result arrays; the whole call is timed.
+    kind "w4": run(n) -> (seconds of the gradients() call, result arrays).
+    kind "memory": make(data) -> step, run once in a fresh process (W6).
+    """
+    workload: str
+    name: str
+    kind: str
+    fn: Callable
+    note: str = ""
+
+
+@dataclass
+class Row:
+    workload: str
+    variant: str
+    value: Optional[float] = None   # seconds, us/op (W4) or a memory ratio (W6)
+    unit: str = "s"
+    floor: Optional[float] = None
+    ratio: Optional[float] = None
+    target: str = ""
+    met: Optional[bool] = None
+    status: str = "ok"              # ok, not available, wrong result, timeout, error
+    note: str = ""
+    samples: List[float] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: Optional[float]) -> Iterator[None]:
+    """Raises BenchTimeout in the main thread once `seconds` have passed."""
+    if not seconds:
+        yield
+        return
+
+    def _expired(signum: int, frame: Any) -> None:
+        raise BenchTimeout(f"not done in {seconds:.0f} s")
+
+    old = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def measure(step: Callable[[], Any], repeats: int, budget: float, warmup: int = 1,
+            min_repeats: int = 3) -> List[float]:
+    """Per-call wall times of `step` after `warmup` calls; stops early past `budget` s."""
+    for _ in range(warmup):
+        step()
+    gc.collect()
+    times: List[float] = []
+    start = time.perf_counter()
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+        if len(times) >= min_repeats and time.perf_counter() - start > budget:
+            break
+    return times
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def as_arrays(result: Any) -> List[np.ndarray]:
+    """Flattens a result (arrays, tensors, nested lists) into float64 NumPy arrays."""
+    out: List[np.ndarray] = []
+    stack = [result]
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, (list, tuple)):
+            stack[0:0] = list(item)
+            continue
+        if hasattr(item, "numpy") and not isinstance(item, np.ndarray):
+            item = item.numpy()
+        out.append(np.asarray(item, dtype=np.float64))
+    return out
+
+
+def check(result: Any, expected: Any, rtol: float = RTOL, atol: float = ATOL) -> Optional[str]:
+    """None when `result` matches the floor's `expected`, else what differs."""
+    got, want = as_arrays(result), as_arrays(expected)
+    if len(got) != len(want):
+        return f"{len(got)} results, the floor has {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g.shape != w.shape:
+            return f"result {i} has shape {g.shape}, the floor's {w.shape}"
+        if not np.allclose(g, w, rtol=rtol, atol=atol):
+            err = float(np.max(np.abs(g - w) / (atol + rtol * np.abs(w))))
+            return f"result {i} differs from the floor (max error {err:.3g} x tolerance)"
+    return None
+
+
+def format_seconds(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value * 1e6:.1f} us"
+
+
+def format_value(row: Row) -> str:
+    if row.value is None:
+        return "-"
+    if row.unit == "s":
+        return format_seconds(row.value)
+    if row.unit == "us/op":
+        return f"{row.value:.1f} us/op"
+    if row.unit == "MiB":
+        return f"{row.value:.0f} MiB"
+    return f"{row.value:.3g} {row.unit}"
+
+
+def format_floor(row: Row) -> str:
+    if row.floor is None:
+        return "-"
+    return f"{row.floor:.0f} MiB" if row.unit == "MiB" else format_seconds(row.floor)
+
+
+def table(rows: Sequence[Row], peers: Optional[dict] = None) -> str:
+    """A Markdown table: median, floor, ratio, target, met, note."""
+    head = ["workload", "variant", "median", "NumPy floor", "ratio", "target", "met", "note"]
+    if peers:
+        head.insert(6, "issue's peers")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if r.status != "ok":
+            cells = [r.workload, r.variant, r.status, format_floor(r), "-", r.target, "-",
+                     r.note]
+        else:
+            ratio = "-" if r.ratio is None else f"{r.ratio:.2f}x"
+            met = "" if r.met is None else ("yes" if r.met else "NO")
+            cells = [r.workload, r.variant, format_value(r), format_floor(r), ratio, r.target,
+                     met, r.note]
+        if peers:  # quoted once per workload, on its floor row
+            shown = peers.get(r.workload.split(" ")[0], "") if r.variant == "NumPy floor" else ""
+            cells.insert(6, shown)
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,42 @@
+"""The README's Python examples run, and the demo trains in both modes."""
+import os
+import re
+import runpy
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _python_blocks(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+DOCS = ["README.md"] + [os.path.join("docs", name) for name in
+                        sorted(os.listdir(os.path.join(ROOT, "docs")))
+                        if name.endswith(".md")] if os.path.isdir(os.path.join(ROOT, "docs")) \
+    else ["README.md"]
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_python_examples_in_docs_run(doc):
+    blocks = _python_blocks(os.path.join(ROOT, doc))
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, doc, "exec"), namespace)  # noqa: S102 - our own docs
+
+
+def test_readme_has_python_examples():
+    assert len(_python_blocks(os.path.join(ROOT, "README.md"))) >= 5
+
+
+def test_demo_trains_in_both_modes(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["breast_cancer.py"])
+    runpy.run_path(os.path.join(ROOT, "examples", "breast_cancer.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "eager" in out and "graph" in out and "test accuracy" in out
+    accuracy = [float(a) for a in re.findall(r"test accuracy ([0-9.]+)", out)]
+    assert len(accuracy) == 2 and min(accuracy) > 0.9
