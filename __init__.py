@@ -21,6 +21,12 @@ from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.matmul_ops import *  # noqa: F401,F403
 from .ops.join_ops import *  # noqa: F401,F403
 from .ops.indexed_slices_ops import gather, unsorted_segment_sum
+from .ops.math_extra import *  # noqa: F401,F403 (math: special, trig, complex, cumulative, einsum, ...)
+from .grad_registry import (complex_grad, cumulative_grad, einsum_grad, selection_grad,  # noqa: F401
+                            special_math_grad, trig_grad)
+from .ops.array_api import *  # noqa: F401,F403,A004 (arrays: slicing, creation, scatter, sort, ...)
+from .grad_registry import (creation_grad, manip_grad, scatter_grad,  # noqa: F401
+                            slicing_grad, sort_grad)
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.gradients_impl import gradients, hessian_vector_product, hessians
 from .grad_registry.registry import (NoGradient, NotDifferentiable, RegisterGradient,
@@ -32,8 +38,18 @@ from .grad_registry import (array_grad, indexed_slices_grad, join_grad,  # noqa:
 from .ops.variables import (Variable, global_variables, global_variables_initializer,  # noqa: F401
                             trainable_variables, variables_initializer)
 from .grad_registry import variable_grad  # noqa: F401
+from .namespaces import test  # noqa: F401
 from .grad_registry import linalg_grad, matrix_diag_grad  # noqa: F401
 from .namespaces import math, name_scope, control_dependencies, device  # noqa: A004
 from .namespaces import linalg  # noqa: F401
+from .ops.custom_gradient import custom_gradient, gradient_override_map  # noqa: F401
+from .ops.recompute import grad_pass_through, recompute_grad  # noqa: F401
+from .ops.numpy_function import numpy_function  # noqa: F401
+from .grad_registry import numpy_function_grad  # noqa: F401
+from .namespaces import autodiff  # noqa: F401
+from .namespaces import nn, random  # noqa: F401,A004
+from .grad_registry import conv_grad, nn_grad, pooling_grad, random_grad, softmax_grad  # noqa: F401
+from .ops.control_flow_api import *  # noqa: F401,F403 (function, cond, while_loop, TensorArray)
+from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 
 __version__ = "0.1.0"

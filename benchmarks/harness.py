@@ -7,7 +7,7 @@ import signal
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -37,6 +37,7 @@ class Variant:
     kind: str
     fn: Callable
     note: str = ""
+    heavy: bool = False   # skipped by --quick (e.g. a peer's minutes-long compile)
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Row:
     status: str = "ok"              # ok, not available, wrong result, timeout, error
     note: str = ""
     samples: List[float] = field(default_factory=list)
+    floor_samples: List[float] = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -88,6 +90,26 @@ def measure(step: Callable[[], Any], repeats: int, budget: float, warmup: int = 
         if len(times) >= min_repeats and time.perf_counter() - start > budget:
             break
     return times
+
+
+def measure_paired(step: Callable[[], Any], floor: Callable[[], Any], repeats: int,
+                   budget: float, min_repeats: int = 3) -> Tuple[List[float], List[float]]:
+    """Alternating calls of `step` and `floor`, so that both see the same machine noise."""
+    gc.collect()
+    times: List[float] = []
+    floor_times: List[float] = []
+    start = time.perf_counter()
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        floor()
+        t1 = time.perf_counter()
+        step()
+        t2 = time.perf_counter()
+        floor_times.append(t1 - t0)
+        times.append(t2 - t1)
+        if len(times) >= min_repeats and time.perf_counter() - start > budget:
+            break
+    return times, floor_times
 
 
 def median(values: Sequence[float]) -> float:

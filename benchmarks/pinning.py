@@ -16,7 +16,7 @@ PEER_VARS = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1",
              "JAX_ENABLE_X64": "1"}
 # So that RSS follows live memory: big blocks are mmapped and returned on free.
 MMAP_VAR = ("MALLOC_MMAP_THRESHOLD_", "131072")
-CORE = 0
+CORE = int(os.environ.get("DUOGRAD_BENCH_CORE", "0"))  # which core to pin to
 
 
 def pinned_env(environ: dict) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import floor, memory
 from .harness import (BenchTimeout, NotAvailable, Row, Variant, check, format_value, measure,
-                      median, table, time_limit)
+                      measure_paired, median, table, time_limit)
 from .pinning import pinned_core
 
 # workload -> (eager target, graph target) as (text, bound); W4 is us/op, W5 graph seconds.
@@ -97,7 +97,8 @@ def _guarded(row: Row, body: Callable[[], None]) -> Row:
     return row
 
 
-def run_step(variant: Variant, data: dict, expected: Any, cfg: Config, workload: str) -> Row:
+def run_step(variant: Variant, data: dict, expected: Any, floor_fn: Callable[[], Any],
+             cfg: Config, workload: str) -> Row:
     row = Row(workload, variant.name, note=variant.note)
 
     def body():
@@ -111,9 +112,10 @@ def run_step(variant: Variant, data: dict, expected: Any, cfg: Config, workload:
             if error:
                 row.status, row.note = "wrong result", error
                 return
-            del result
-            row.samples = measure(step, cfg.repeats[workload], cfg.budget[workload],
-                                  warmup=1, min_repeats=min(3, cfg.repeats[workload]))
+            del result  # the checked first call was the warm-up
+            row.samples, row.floor_samples = measure_paired(
+                step, floor_fn, cfg.repeats[workload], cfg.budget[workload],
+                min_repeats=min(3, cfg.repeats[workload]))
         row.value = median(row.samples)
         extra = f"build {t1 - t0:.2f} s, first call {t2 - t1:.2f} s" if t2 - t0 > 0.5 else ""
         row.note = "; ".join(p for p in (row.note, extra) if p)
@@ -222,7 +224,11 @@ def _floor_times(fn: Callable[[], Any], cfg: Config, workload: str) -> List[floa
 
 def run_timed_workload(workload: str, variants: List[Variant], data: dict,
                        floor_fn: Callable[[], Any], cfg: Config) -> List[Row]:
-    """Floor timed before and after the variants; each variant checked then timed."""
+    """Each variant checked, then timed alternately with the floor (same noise).
+
+    A step variant's ratio is against the floor calls interleaved with it; the
+    floor row shows the median of all floor calls of the workload.
+    """
     expected = floor_fn()
     floor_samples = _floor_times(floor_fn, cfg, workload)
     rows = []
@@ -231,23 +237,21 @@ def run_timed_workload(workload: str, variants: List[Variant], data: dict,
         if variant.kind == "oneshot":
             row = run_oneshot(variant, data, expected, cfg, workload)
         else:
-            row = run_step(variant, data, expected, cfg, workload)
-        rows.append(row)
-        say(_line(row) if row.status != "ok" else
-            f"  {workload:9s} {variant.name:44s} {format_value(row):>14s}")
-    floor_samples += _floor_times(floor_fn, cfg, workload)
-    floor_median = median(floor_samples)
-    say(f"  {workload:9s} {'NumPy floor':44s} {format_value(Row(workload, '', floor_median)):>14s}")
-    head = Row(workload, "NumPy floor", floor_median, floor=floor_median, ratio=1.0)
-    for row in rows:
-        row.floor = floor_median
+            row = run_step(variant, data, expected, floor_fn, cfg, workload)
+        row.floor = median(row.floor_samples) if row.floor_samples else median(floor_samples)
+        floor_samples += row.floor_samples
         row.target, bound = target_for(workload, row.variant)
         if row.status == "ok":
             if workload == "W5" and not is_eager(row.variant):
                 row.met = row.value <= bound  # graph W5: wall seconds, not a ratio
             else:
-                row.ratio = row.value / floor_median
+                row.ratio = row.value / row.floor
                 row.met = row.ratio <= bound
+        rows.append(row)
+        say(_line(row))
+    floor_median = median(floor_samples)
+    head = Row(workload, "NumPy floor", floor_median, floor=floor_median, ratio=1.0)
+    say(_line(head))
     return [head] + rows
 
 
@@ -263,7 +267,13 @@ def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
         return not only or any(key.startswith(o) for o in only)
 
     def of(key: str) -> List[Variant]:
-        return [v for _, v in by_workload.get(key, [])]
+        found = [v for _, v in by_workload.get(key, [])]
+        if cfg is QUICK:
+            for v in found:
+                if v.heavy:
+                    say(f"  {key:9s} {v.name:44s} skipped in quick mode: {v.note}")
+            found = [v for v in found if not v.heavy]
+        return found
 
     rows: List[Row] = []
     if wanted("W1"):
@@ -296,7 +306,8 @@ def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
                                    lambda: floor.chain_floor(data5["x"], cfg.w5_ops), cfg)
     if wanted("W6"):
         say("W6: peak memory, 200-op chain on (1000, 1000) float64, fresh processes")
-        rows += run_memory(by_workload.get("W6", []), cfg, python)
+        rows += run_memory([(m, v) for m, v in by_workload.get("W6", [])
+                            if not (v.heavy and cfg is QUICK)], cfg, python)
     return rows
 
 

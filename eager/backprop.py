@@ -114,12 +114,12 @@ class GradientTape:
 
     # -- differentiation ----------------------------------------------------
     def _check_usable(self, what: str) -> Tape:
-        if self._tape is None:
-            raise ValueError(f"GradientTape.{what} can only be called once on non-persistent "
-                             "tapes." if self._used else "The tape recorded nothing.")
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
+        if self._tape is None:
+            raise RuntimeError(f"GradientTape.{what} called on a tape that never recorded: "
+                               "use it as a context manager (or call watch) first.")
         return self._tape
 
     def gradient(self, target: Any, sources: Any, output_gradients: Any = None,

@@ -12,6 +12,9 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 from ..framework.tensor_spec import TensorSpec
 
 _NO_SKIP: frozenset = frozenset()
+# Entry order across all tapes: entries copied between tapes (hessian) stay in
+# execution order, which the backward filter and ready stack rely on.
+_next_seq = itertools.count().__next__
 
 
 class TapeEntry:
@@ -49,7 +52,12 @@ class TapeEntry:
         return f"<TapeEntry {self.type} in={self.input_ids} out={self.output_ids}>"
 
 
-def _spec(tensor: Any) -> TensorSpec:
+def _spec(tensor: Any) -> Any:
+    """Shape and dtype only; a graph tensor (a tape inside a graph) whose static shape is
+    not fully known is kept itself, so that a gradient can still ask for its dynamic shape
+    (keeping a symbolic tensor holds no value alive)."""
+    if not tensor.shape.is_fully_defined():
+        return tensor
     return TensorSpec(tensor.shape, tensor.dtype)
 
 
@@ -62,7 +70,6 @@ class Tape:
         self.variables: Dict[int, Any] = {}  # handle id -> variable, in watch order
         self.watched: Set[int] = set()
         self.producers: Dict[int, TapeEntry] = {}
-        self._seq = itertools.count().__next__
 
     def watch_id(self, tensor_id: int) -> None:
         self.watched.add(tensor_id)
@@ -109,7 +116,7 @@ class Tape:
                                  for i, t in enumerate(outputs))
         output_ids = tuple([t.tensor_id for t in outputs])
         entry = TapeEntry(op_def, gradient_name, attrs, input_ids, output_ids, kept_inputs,
-                          kept_outputs, frozenset(skip) if skip else _NO_SKIP, self._seq())
+                          kept_outputs, frozenset(skip) if skip else _NO_SKIP, _next_seq())
         producers = self.producers
         for t, tid in zip(outputs, output_ids):
             if t.dtype.is_differentiable:

@@ -7,11 +7,13 @@ the spectral (eigh/svd) gradients; J. Townsend's note on the thin-SVD gradient.
 from __future__ import annotations
 
 from ..ops.array_ops import expand_dims, zeros_like
+from ..ops.complex_ops import complex, conj, imag, real  # noqa: A004
 from ..ops.indexed_slices_ops import gather
 from ..ops.linalg_ops import (CHOLESKY, LOG_MATRIX_DETERMINANT, MATRIX_DETERMINANT,
-                              MATRIX_INVERSE, MATRIX_SOLVE, MATRIX_TRIANGULAR_SOLVE, SELF_ADJOINT_EIG,
-                              SVD, adjoint, eigh, inv, solve, svd, triangular_solve)
-from ..ops.math_ops import cast, divide, square
+                              MATRIX_INVERSE, MATRIX_SOLVE, MATRIX_TRIANGULAR_SOLVE,
+                              SELF_ADJOINT_EIG, SVD, adjoint, eigh, inv, solve, svd,
+                              triangular_solve)
+from ..ops.math_ops import divide, square
 from ..ops.matmul_ops import matmul
 from ..ops.matrix_diag_ops import band_part, diag, diag_part, set_diag
 from .broadcast import unbroadcast
@@ -26,6 +28,13 @@ def _as_matrix_multiplier(x):
 def _safe_reciprocal(x, epsilon=1e-20):
     """x / (x^2 + eps): 1/x away from 0, finite at 0 (TF's Lorentz broadening)."""
     return divide(x, x * x + epsilon)
+
+
+def _as_dtype_of(x, like):
+    """A real tensor as `like`'s dtype (complex parts without a lossy Cast back)."""
+    if like.dtype.is_complex and not x.dtype.is_complex:
+        return complex(x, zeros_like(x))
+    return x
 
 
 def _columns(x, count):
@@ -48,17 +57,26 @@ def _matrix_inverse_grad(op, grad):
 
 @RegisterGradient(MATRIX_DETERMINANT.type)
 def _matrix_determinant_grad(op, grad):
-    """d det(A) / dA = det(A) A^-H, scaled by grad per matrix."""
+    """dA = grad conj(det A) A^-H per matrix (TF has det, not conj(det): equal for reals)."""
     a = op.inputs[0]
     c = op.outputs[0]
-    return _as_matrix_multiplier(grad * c) * inv(a, adjoint=True)
+    return _as_matrix_multiplier(grad * conj(c)) * inv(a, adjoint=True)
 
 
-@RegisterGradient(LOG_MATRIX_DETERMINANT.type, accepts_none=(0,))
-def _log_matrix_determinant_grad(op, _, grad_log_abs_det):
-    """d log|det A| / dA = A^-H (the sign is piecewise constant)."""
+@RegisterGradient(LOG_MATRIX_DETERMINANT.type, accepts_none=(0, 1))
+def _log_matrix_determinant_grad(op, grad_sign, grad_log_abs_det):
+    """dA = (Re(g_log) + i Im(g_sign conj(sign))) A^-H: d log det = tr(A^-1 dA) splits
+    into d log|det| (real part) and d arg det (imaginary part, moving sign = e^(i arg)).
+    For real matrices the sign is piecewise constant and this is TF's g_log A^-H."""
     a = op.inputs[0]
-    return _as_matrix_multiplier(grad_log_abs_det) * inv(a, adjoint=True)
+    sign = op.outputs[0]
+    if not a.dtype.is_complex:
+        scale = zeros_like(sign) if grad_log_abs_det is None else grad_log_abs_det
+    else:
+        zero = zeros_like(real(sign))
+        scale = complex(zero if grad_log_abs_det is None else real(grad_log_abs_det),
+                        zero if grad_sign is None else imag(grad_sign * conj(sign)))
+    return _as_matrix_multiplier(scale) * inv(a, adjoint=True)
 
 
 @RegisterGradient(MATRIX_SOLVE.type)
@@ -135,7 +153,7 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     """TensorFlow's SVD gradient (Giles; Townsend for the thin case; the complex
     gauge term). Needs static m, n; with full_matrices, |m - n| <= 1."""
     a = op.inputs[0]
-    grad_s = cast(grad_s, a.dtype)
+    grad_s = _as_dtype_of(grad_s, a)
     if not op.get_attr("compute_uv"):
         _, u, v = svd(a, compute_uv=True)
         return matmul(u, matmul(diag(grad_s), v, adjoint_b=True))
@@ -144,7 +162,7 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
                                   "unknown inner matrix shape.")
     m, n = a.shape[-2], a.shape[-1]
     full_matrices = op.get_attr("full_matrices")
-    s = cast(op.outputs[0], a.dtype)
+    s = _as_dtype_of(op.outputs[0], a)
     u, v = op.outputs[1], op.outputs[2]
     use_adjoint = m > n
     if use_adjoint:  # differentiate A^H = V S U^H instead, and take the adjoint at the end

@@ -6,7 +6,8 @@ from ..ops.math_ops import (ABS, ADD, CAST, COS, EXP, LOG, LOG1P, MAXIMUM, MINIM
                             POW, REAL_DIV, RSQRT, SIGMOID, SIGN, SIN, SQRT, SQUARE, SUB, TANH,
                             FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER,
                             GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT)
-from ..ops import array_ops
+from ..ops import array_ops, complex_ops, special_math_ops
+from ..ops.complex_ops import conj_if_complex as _conj
 from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient
 
@@ -95,8 +96,8 @@ def _log1p_grad(op, grad):
 
 @RegisterGradient(SQRT.type)
 def _sqrt_grad(op, grad):
-    """grad * 0.5 / y, y = sqrt(x)."""
-    return grad * 0.5 / _conj(op.outputs[0])
+    """grad * 0.5 / y, y = sqrt(x); 0 where y == 0 (the subgradient 0; TF gives inf)."""
+    return special_math_ops.divide_no_nan(grad * 0.5, _conj(op.outputs[0]))
 
 
 @RegisterGradient(RSQRT.type)
@@ -114,8 +115,14 @@ def _square_grad(op, grad):
 
 @RegisterGradient(ABS.type)
 def _abs_grad(op, grad):
-    """grad * sign(x) (0 at x = 0)."""
-    return grad * math_ops.sign(op.inputs[0])
+    """grad * sign(x) (0 at x = 0); for complex x, grad * x / |x| (0 at x = 0)."""
+    x = op.inputs[0]
+    if not x.dtype.is_complex:
+        return grad * math_ops.sign(x)
+    y = op.outputs[0]
+    return special_math_ops.divide_no_nan(
+        complex_ops.complex(grad, array_ops.zeros_like(grad)) * x,
+        complex_ops.complex(y, array_ops.zeros_like(y)))
 
 
 @RegisterGradient(SIGMOID.type)
@@ -171,10 +178,3 @@ def _cast_grad(op, grad):
     if not x.dtype.is_differentiable or not grad.dtype.is_differentiable:
         return None
     return math_ops.cast(grad, x.dtype)
-
-
-def _conj(x):
-    """Complex conjugate (identity for real tensors): TF's gradient convention."""
-    if x.dtype.is_complex:
-        return math_ops.conj(x)
-    return x

@@ -1,6 +1,7 @@
 """Gradients of MatMul and BatchMatMulV2 (ops/matmul_ops.py)."""
 from __future__ import annotations
 
+from ..ops.complex_ops import conj_if_complex
 from ..ops.matmul_ops import BATCH_MATMUL, MATMUL, matmul
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
@@ -11,11 +12,9 @@ def _matmul_grads(op, grad):
     a, b = op.inputs
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
     skip = op.skip_input_indices
-    if a.dtype.is_complex:
-        from ..ops.math_ops import conj
-        a_c, b_c = conj(a), conj(b)
-    else:
-        a_c, b_c = a, b
+    # Only what a needed gradient reads is a value (the other may be a TensorSpec).
+    a_c = None if 1 in skip else conj_if_complex(a)
+    b_c = None if 0 in skip else conj_if_complex(b)
     da = db = None
     if not ta and not tb:
         if 0 not in skip:

@@ -92,8 +92,8 @@ def default_grad_ys(grad_ys: Optional[Sequence[Any]], ys: Sequence[Any]) -> list
     for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
         if grad_y is None:
             if y.dtype.is_complex:
-                raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
-                                f"(y.dtype = {y.dtype.name})")
+                raise TypeError(f"Gradients of complex tensors must set grad_ys "
+                                f"(y.dtype = {y.dtype!r})")
             if not y.dtype.is_numeric:
                 raise TypeError(f"Tensor {y} with type {y.dtype.name} must be numeric to "
                                 "obtain a default gradient")
@@ -205,7 +205,8 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
                 for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
                     if in_grad is None:
                         continue
-                    if isinstance(in_grad, SymbolicTensor) and t_in.dtype is not dtypes.resource:
+                    if isinstance(in_grad, SymbolicTensor) and t_in.dtype is not dtypes.resource \
+                            and in_grad.shape.dims != t_in.shape.dims:
                         try:
                             in_grad.set_shape(t_in.shape)
                         except ValueError:

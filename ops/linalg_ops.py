@@ -95,7 +95,7 @@ MATRIX_DETERMINANT = declare_op("MatrixDeterminant", _lapack(_det_kernel), _squa
                                 input_kinds=FLOAT, grad_inputs=(0,), grad_outputs=(0,))
 LOG_MATRIX_DETERMINANT = declare_op("LogMatrixDeterminant", _lapack(_slogdet_kernel),
                                     _square_to_batch(2), num_outputs=2, input_kinds=FLOAT,
-                                    grad_inputs=(0,), grad_outputs=())
+                                    grad_inputs=(0,), grad_outputs=(0,))
 
 
 # -- solves ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor import register_operator
+from .complex_ops import conj, conj_if_complex, imag, real  # noqa: F401 (math_ops.conj, as in TF)
 from .constant_op import convert_to_tensor
 from .op_helpers import apply_binary, apply_unary, binary_operands
 from .shape_rules import broadcast_binary, broadcast_compare, elementwise_unary
@@ -124,7 +125,7 @@ SQRT = _unary("Sqrt", _quiet(np.sqrt), grad_inputs=(), grad_outputs=(0,))
 RSQRT = _unary("Rsqrt", _quiet(lambda x: 1 / np.sqrt(x)), grad_inputs=(), grad_outputs=(0,))
 SQUARE = _unary("Square", np.square, NUMERIC)
 ABS = declare_op("Abs", np.abs, lambda inputs, attrs: [(inputs[0].dtype.real_dtype, inputs[0].shape)],
-                 input_kinds=NUMERIC, grad_inputs=(0,))
+                 input_kinds=NUMERIC, grad_inputs=(0,), grad_outputs=(0,))
 SIGN = _unary("Sign", np.sign, "fiu", grad_inputs=())
 
 

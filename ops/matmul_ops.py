@@ -8,6 +8,7 @@ import numpy as np
 from ..framework.op_def import declare_op
 from ..framework.tensor import register_operator
 from ..framework.tensor_shape import TensorShape, broadcast_shapes
+from .complex_ops import conj
 from .op_helpers import binary_operands
 from .dispatch import apply_op
 from .shape_rules import check_same_dtype
@@ -50,20 +51,13 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     """Matrix product of the last two axes, broadcasting leading (batch) axes."""
     a, b = binary_operands("MatMul", a, b)
     if adjoint_a:
-        a, transpose_a = _conj(a), True
+        a, transpose_a = conj(a), True
     if adjoint_b:
-        b, transpose_b = _conj(b), True
+        b, transpose_b = conj(b), True
     rank_a, rank_b = a.shape.rank, b.shape.rank
     op_def = MATMUL if rank_a == 2 and rank_b == 2 else BATCH_MATMUL
     attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
     return apply_op(op_def, (a, b), attrs, name)
-
-
-def _conj(x):
-    if x.dtype.is_complex:
-        from .complex_ops import conj
-        return conj(x)
-    return x
 
 
 register_operator("matmul", matmul)

@@ -194,14 +194,14 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
                              f"are incompatible")
     elif axis < 0:
         raise ValueError("boolean_mask needs a tensor of known rank for a negative axis")
-    dims = shape(tensor)
-    leading = reduce_prod(dims[axis:axis + mask_rank], axis=[0], keepdims=True)
-    flat = reshape(tensor, concat([dims[:axis], leading, dims[axis + mask_rank:]], axis=0))
-    if rank is not None:
-        static = tensor.shape.dims
-        rows = masked.num_elements()
-        flat.set_shape(static[:axis] + (rows,) + static[axis + mask_rank:]) \
-            if hasattr(flat, "set_shape") and not flat.shape.is_fully_defined() else None
+    if tensor.shape.is_fully_defined():
+        static = tensor.shape.as_list()
+        target = static[:axis] + [-1] + static[axis + mask_rank:]
+    else:
+        dims = shape(tensor)
+        leading = reduce_prod(dims[axis:axis + mask_rank], axis=[0], keepdims=True)
+        target = concat([dims[:axis], leading, dims[axis + mask_rank:]], axis=0)
+    flat = reshape(tensor, target)
     indices = squeeze(where(reshape(mask, [-1])), axis=[1])
     return gather(flat, indices, axis=axis, name=name)
 

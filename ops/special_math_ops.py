@@ -157,10 +157,16 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Option
     """min(max(t, clip_value_min), clip_value_max); the bounds may not grow t's shape."""
     t = convert_to_tensor(t)
     clipped = math_ops.minimum(t, clip_value_max)
+    _check_not_grown(t, clipped)
+    clipped = math_ops.maximum(clipped, clip_value_min, name=name)
+    _check_not_grown(t, clipped)
+    return clipped
+
+
+def _check_not_grown(t, clipped):
     if not clipped.shape.is_compatible_with(t.shape):
         raise ValueError(f"clip_by_value: the clipping bounds change the shape of t: "
                          f"{t.shape} -> {clipped.shape}")
-    return math_ops.maximum(clipped, clip_value_min, name=name)
 
 
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,

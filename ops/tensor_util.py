@@ -35,11 +35,32 @@ def shape_from_tensor(tensor: Any) -> TensorShape:
     if value is not None:
         return TensorShape(tuple(None if d < 0 else int(d) for d in value.reshape(-1)))
     length = tensor.shape[0] if tensor.shape.rank == 1 else None
-    if tensor.op.type == "Pack":
-        return TensorShape(tuple(_scalar_or_none(t) for t in tensor.op.inputs))
+    op = tensor.op
+    if op.type == "Pack":
+        return TensorShape(tuple(_scalar_or_none(t) for t in op.inputs))
+    if op.type == "Shape":  # the shape of a partially known tensor
+        return op.inputs[0].shape
+    if op.type == "ConcatV2":  # e.g. concat([shape(x)[:1], [-1], shape(x)[2:]], 0)
+        parts = [shape_from_tensor(t) for t in op.inputs]
+        if all(p.rank is not None for p in parts):
+            return TensorShape(tuple(d for p in parts for d in p.dims))
+    if op.type == "StridedSlice" and _is_plain_slice(op):  # shape(x)[a:b:c]
+        source = shape_from_tensor(op.inputs[0])
+        bounds = [constant_value(t) for t in op.inputs[1:]]
+        if source.rank is not None and all(b is not None and b.size == 1 for b in bounds):
+            begin, end, step = (int(b.reshape(-1)[0]) for b in bounds)
+            begin = None if op.attrs["begin_mask"] & 1 else begin
+            end = None if op.attrs["end_mask"] & 1 else end
+            return TensorShape(source.dims[begin:end:step])
     return unknown_shape(length)
+
+
+def _is_plain_slice(op: Any) -> bool:
+    """A one-spec strided slice with no ellipsis, new axis or shrunk axis."""
+    return not (op.attrs["ellipsis_mask"] or op.attrs["new_axis_mask"]
+                or op.attrs["shrink_axis_mask"])
 
 
 def _scalar_or_none(tensor: Any) -> Optional[int]:
     value = constant_value(tensor)
-    return None if value is None else int(value)
+    return None if value is None or int(value) < 0 else int(value)  # -1: inferred by reshape

@@ -14,7 +14,8 @@ _float_rule = elementwise_unary()
 
 
 def _unary(op_type: str, kernel):
-    return declare_op(op_type, quiet_kernel(kernel), _float_rule, input_kinds="fc", grad_inputs=(0,))
+    return declare_op(op_type, quiet_kernel(kernel), _float_rule, input_kinds="fc",
+                      grad_inputs=(0,))
 
 
 TAN = _unary("Tan", np.tan)

@@ -156,6 +156,8 @@ class Variable:
         graph = _state.graph
         if graph is None or not self.created_eagerly:
             return self._handle
+        if graph.building_function:  # a function body: the handle is fed at call time
+            return graph.capture_variable(self)
         handle = self._graph_handles.get(graph)
         if handle is None:
             with graph.control_dependencies(None):

@@ -1,0 +1,1 @@
+"""Adapters running the benchmark workloads through TensorFlow, JAX, PyTorch, autograd."""

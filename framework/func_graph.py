@@ -1,0 +1,154 @@
+"""FuncGraph: the graph a function body, a cond branch or a loop body is traced into.
+
+A FuncGraph is a `Graph` that knows its outer graph (None when traced from
+eager mode). Any value from outside that one of its ops uses, an eager
+tensor, a variable's handle or a tensor of an enclosing graph, becomes a
+placeholder of this graph recorded in `captures` as (outer value,
+placeholder); the op that runs the graph passes the outer value in at run
+time. A tensor of a grandparent graph is captured by the parent first, so a
+capture always names a value of the immediately enclosing graph (or an
+eager value). `inputs` lists the argument placeholders, then the captures.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from ..eager import context
+from . import dtypes
+from .graph import Graph, SymbolicTensor
+from .registry import op_defs
+from .tensor import Tensor
+from .tensor_shape import TensorShape, as_shape
+
+_state = context.state
+
+
+class FuncGraph(Graph):
+    """A graph traced from Python with explicit inputs and captured outer values."""
+
+    def __init__(self, name: str, outer_graph: Optional[Graph] = None) -> None:
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self.inputs: List[SymbolicTensor] = []
+        self.outputs: List[Any] = []
+        self.captures: List[Tuple[Any, SymbolicTensor]] = []
+        self._capture_by_id: Dict[int, SymbolicTensor] = {}
+        self._source_by_placeholder: Dict[SymbolicTensor, Any] = {}
+
+    @property
+    def building_function(self) -> bool:
+        return True
+
+    def add_input(self, dtype: Any, shape: Any, name: str = "arg") -> SymbolicTensor:
+        """A new argument placeholder, appended to `inputs`."""
+        placeholder = self._placeholder(dtype, as_shape(shape), name)
+        self.inputs.append(placeholder)
+        return placeholder
+
+    def _placeholder(self, dtype: Any, shape: TensorShape, name: str) -> SymbolicTensor:
+        op_def = op_defs.lookup("Placeholder")
+        attrs = {"dtype": dtype, "shape": shape, "feed_name": name}
+        with self.control_dependencies(None):
+            return self.create_op(op_def, (), attrs, name).outputs[0]
+
+    # -- captures ---------------------------------------------------------
+    def capture_input(self, value: Any, op_def: Any) -> SymbolicTensor:
+        if isinstance(value, SymbolicTensor) and value.op.graph is self:
+            return value
+        return self.capture(value)
+
+    def capture_foreign(self, value: Any) -> SymbolicTensor:
+        return self.capture(value)
+
+    def captured(self, value: Any) -> Optional[SymbolicTensor]:
+        """The placeholder standing for outer `value`, or None if not captured."""
+        return self._capture_by_id.get(id(value))
+
+    def capture(self, value: Any) -> SymbolicTensor:
+        """The placeholder of this graph standing for outer `value` (made once)."""
+        hit = self._capture_by_id.get(id(value))
+        if hit is not None:
+            return hit
+        if isinstance(value, SymbolicTensor):
+            if value.op.graph is self:
+                return value
+            if not self.is_enclosed_by(value.op.graph):
+                raise ValueError(f"Tensor {value.name} is from a graph that does not enclose "
+                                 f"function graph '{self.name}'; it cannot be captured.")
+            source = value
+            outer = self.outer_graph
+            if isinstance(outer, FuncGraph) and value.op.graph is not outer:
+                source = outer.capture(value)
+        elif isinstance(value, Tensor):
+            source = value  # an eager tensor: fed at call time
+        else:
+            return Graph.capture_foreign(self, value)
+        placeholder = self._placeholder(source.dtype, source.shape, "capture")
+        self.captures.append((source, placeholder))
+        self.inputs.append(placeholder)
+        self._capture_by_id[id(value)] = placeholder
+        self._capture_by_id[id(source)] = placeholder
+        self._source_by_placeholder[placeholder] = source
+        return placeholder
+
+    def capture_variable(self, variable: Any) -> SymbolicTensor:
+        """A resource placeholder for an eagerly created variable, fed its handle
+        at call time, so that reads see assignments and tapes see the read."""
+        hit = self._capture_by_id.get(id(variable))
+        if hit is not None:
+            return hit
+        placeholder = self._placeholder(dtypes.resource, TensorShape(()), "capture_variable")
+        self.captures.append((variable, placeholder))
+        self.inputs.append(placeholder)
+        self._capture_by_id[id(variable)] = placeholder
+        self._source_by_placeholder[placeholder] = variable
+        return placeholder
+
+    def is_enclosed_by(self, graph: Graph) -> bool:
+        outer = self.outer_graph
+        while outer is not None:
+            if outer is graph:
+                return True
+            outer = outer.outer_graph
+        return False
+
+    def capture_source(self, placeholder: SymbolicTensor) -> Optional[Any]:
+        """The outer value a capture placeholder stands for (None for arguments)."""
+        return self._source_by_placeholder.get(placeholder)
+
+    def __repr__(self) -> str:
+        return f"<dg.FuncGraph '{self.name}' with {len(self.get_operations())} ops>"
+
+
+def is_variable(value: Any) -> bool:
+    return not isinstance(value, Tensor) and hasattr(value, "handle") and \
+        hasattr(value, "assign")
+
+
+def capture_value(source: Any) -> Any:
+    """What to pass for a capture where the op is built: a variable's handle in
+    the current context, anything else as it is."""
+    return source.handle if is_variable(source) else source
+
+
+def variables_captured(graph: FuncGraph) -> List[Any]:
+    return [source for source, _ in graph.captures if is_variable(source)]
+
+
+@contextlib.contextmanager
+def tracing(graph: FuncGraph) -> Iterator[FuncGraph]:
+    """Builds into `graph` with the outer tapes and accumulators paused.
+
+    The op that will run the traced graph is what outer tapes record; a tape
+    opened inside the traced code records that graph's ops as usual.
+    """
+    state = _state
+    tapes, accumulators = state.tapes, state.accumulators
+    state.tapes, state.accumulators = [], []
+    try:
+        with graph.as_default():
+            yield graph
+    finally:
+        state.tapes, state.accumulators = tapes, accumulators

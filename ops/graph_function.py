@@ -1,0 +1,271 @@
+"""GraphFunction: a traced FuncGraph with ordered inputs and outputs, and its call op.
+
+A GraphFunction runs its graph through a compiled Session plan (the
+placeholders are the feeds). It is what the call op, `If` and `While` hold
+as attrs. Its backward function is built once per set of outputs that
+receive gradients: a FuncGraph in which `gradients` differentiates the
+outputs w.r.t. the inputs; every forward value the gradient ops read is
+captured from the forward graph. Those captures ("extras") are inputs of
+the forward function, its outputs, or internal tensors, which a variant of
+the function (`extended`) returns as additional outputs, so the backward
+pass never recomputes the forward one (TensorFlow's forward/backward pair).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..eager import context
+from ..eager.tape import watched_by_any
+from ..framework.func_graph import FuncGraph, tracing
+from ..framework.graph import Operation, SymbolicTensor
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.op_def import declare_op
+from ..framework.registry import gradients_accepting_none
+from ..framework.session import compile_plan, run_plan
+from ..framework.tensor import Tensor
+from .constant_op import convert_to_tensor
+from .dispatch import apply_op
+from .gradients_util import gradients_helper, is_backpropagatable
+from .indexed_slices_ops import densify
+from .tensor_array_ops import dense_gradient
+
+_state = context.state
+
+
+class AllIndices:
+    """Contains every index: a gradient that takes None for any missing output."""
+
+    def __contains__(self, index: object) -> bool:
+        return True
+
+
+ALL_INDICES = AllIndices()
+
+
+class Backward:
+    """The backward function of a GraphFunction for one set of output gradients.
+
+    `fn` takes the gradients of the outputs listed in `mask`, then the
+    `extras` (forward values, in capture order); it returns the gradients of
+    the forward inputs listed in `input_grads`.
+    """
+
+    __slots__ = ("fn", "mask", "input_grads", "extras")
+
+    def __init__(self, fn: "GraphFunction", mask: Tuple[int, ...],
+                 input_grads: Tuple[int, ...], extras: List[Any]) -> None:
+        self.fn = fn
+        self.mask = mask
+        self.input_grads = input_grads
+        self.extras = extras
+
+
+class GraphFunction:
+    """Runs `outputs` of a FuncGraph from values for its `inputs`."""
+
+    def __init__(self, graph: FuncGraph, inputs: Sequence[SymbolicTensor],
+                 outputs: Sequence[Any]) -> None:
+        self.graph = graph
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.output_specs = [(t.dtype, t.shape) for t in self.outputs]
+        self._plan = None
+        self._backward: Dict[Tuple[int, ...], Any] = {}
+        self._extended: Dict[Tuple[int, ...], GraphFunction] = {}
+        self._input_index = {id(t): i for i, t in enumerate(self.inputs)}
+        self._output_index: Dict[int, int] = {}
+        for k, t in enumerate(self.outputs):
+            self._output_index.setdefault(id(t), k)
+
+    @property
+    def name(self) -> str:
+        return self.graph.name
+
+    def run(self, resources: Any, arrays: Sequence[Any]) -> tuple:
+        """The output values for input values `arrays` (a kernel's job)."""
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = compile_plan(self.graph, self.outputs, self.inputs, self.name)
+        return run_plan(plan, tuple(arrays), resources)
+
+    def input_index(self, tensor: Any) -> Optional[int]:
+        return self._input_index.get(id(tensor))
+
+    def output_index(self, tensor: Any) -> Optional[int]:
+        return self._output_index.get(id(tensor))
+
+    def extended(self, extra: Sequence[SymbolicTensor]) -> "GraphFunction":
+        """The same function also returning the graph tensors `extra`."""
+        key = tuple(id(t) for t in extra)
+        if not key:
+            return self
+        fn = self._extended.get(key)
+        if fn is None:
+            fn = self._extended[key] = GraphFunction(self.graph, self.inputs,
+                                                     self.outputs + list(extra))
+        return fn
+
+    # -- gradients --------------------------------------------------------
+    def backward(self, mask: Tuple[int, ...]) -> Backward:
+        """The backward function for gradients of the outputs in `mask` (cached).
+
+        A LookupError (an op without gradient) is cached and raised again.
+        """
+        back = self._backward.get(mask)
+        if back is None:
+            try:
+                back = build_backward(self, mask)
+            except LookupError as error:
+                back = error
+            self._backward[mask] = back
+        if isinstance(back, LookupError):
+            raise back
+        return back
+
+    def differentiable_outputs(self) -> Tuple[int, ...]:
+        return tuple(i for i, t in enumerate(self.outputs) if trainable(t))
+
+    def missing_extras(self, back: Backward) -> List[SymbolicTensor]:
+        """Internal forward tensors `back` reads that are not inputs or outputs."""
+        missing = []
+        for value in back.extras:
+            if isinstance(value, SymbolicTensor) and value.op.graph is self.graph \
+                    and self.input_index(value) is None and self.output_index(value) is None:
+                missing.append(value)
+        return missing
+
+    def with_gradient_outputs(self) -> "GraphFunction":
+        """This function extended by what its first-order backward reads.
+
+        Used when a tape watches the call: then the backward can run from
+        the recorded outputs. Unchanged when the function has no gradient.
+        """
+        try:
+            back = self.backward(self.differentiable_outputs())
+        except LookupError:
+            return self
+        return self.extended(self.missing_extras(back))
+
+    def __repr__(self) -> str:
+        return f"<GraphFunction '{self.name}' {len(self.inputs)} in, {len(self.outputs)} out>"
+
+
+def trainable(tensor: Any) -> bool:
+    """Whether gradients flow through `tensor` (floats, complexes, resources)."""
+    return is_backpropagatable(tensor)
+
+
+def build_backward(fn: GraphFunction, mask: Tuple[int, ...]) -> Backward:
+    """Traces d(outputs in mask)/d(inputs) into a FuncGraph enclosed by fn's graph."""
+    graph = FuncGraph(fn.graph.name + "_grad", outer_graph=fn.graph)
+    with tracing(graph):
+        grad_ys = []
+        for i in mask:
+            out = fn.outputs[i]
+            grad_ys.append(graph.add_input(out.dtype, out.shape, "grad"))
+        xs_index = [j for j, t in enumerate(fn.inputs) if trainable(t)]
+        ys = [fn.outputs[i] for i in mask]
+        grads = gradients_helper(ys, [fn.inputs[j] for j in xs_index], grad_ys) if ys else \
+            [None] * len(xs_index)
+        outputs, input_grads = [], []
+        for j, grad in zip(xs_index, grads):
+            if grad is None:
+                continue
+            grad = dense_gradient(grad)
+            outputs.append(grad)
+            input_grads.append(j)
+    graph.outputs = outputs
+    extras = [source for source, _ in graph.captures]
+    back_fn = GraphFunction(graph, graph.inputs, outputs)
+    return Backward(back_fn, tuple(mask), tuple(input_grads), extras)
+
+
+# -- the call op ------------------------------------------------------------
+def _call_kernel(resources: Any, *arrays: Any, f: GraphFunction) -> tuple:
+    return f.run(resources, arrays)
+
+
+def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:
+    f = attrs["f"]
+    if len(inputs) != len(f.inputs):
+        raise ValueError(f"function '{f.name}' takes {len(f.inputs)} inputs, got {len(inputs)}")
+    for t, ph in zip(inputs, f.inputs):
+        if t.dtype != ph.dtype:
+            raise TypeError(f"function '{f.name}' input {ph.op.name} expects "
+                            f"{ph.dtype.name}, got {t.dtype.name}")
+    return f.output_specs
+
+
+CALL = declare_op("PartitionedCall", _call_kernel, _call_infer, num_outputs=-1, stateful=True,
+                  grad_inputs=None, grad_outputs=None)
+gradients_accepting_none[CALL.type] = ALL_INDICES
+
+
+def needs_gradient(inputs: Sequence[Any]) -> bool:
+    """Whether a recording tape or accumulator watches any of `inputs`."""
+    state = _state
+    if state.accumulators:
+        return True
+    if not state.tapes:
+        return False
+    ids = [getattr(t, "tensor_id", None) for t in inputs]
+    return watched_by_any(state.tapes, [i for i in ids if i is not None])
+
+
+def call_function(fn: GraphFunction, inputs: Sequence[Any], name: Optional[str] = None) -> list:
+    """Runs `fn` as one call op (eager or graph); returns its outputs as a list.
+
+    When a tape watches the inputs, the call runs the variant of `fn` that
+    also returns what its backward reads (the extra outputs are dropped here).
+    """
+    n = len(fn.outputs)
+    if needs_gradient(inputs):
+        fn = fn.with_gradient_outputs()
+    outputs = apply_op(CALL, list(inputs), {"f": fn}, name or "PartitionedCall")
+    return list(outputs[:n])
+
+
+def extend_op(op: Any, new_attrs: dict, specs: Sequence[Tuple[Any, Any]]) -> list:
+    """Adds outputs to a graph op whose function now returns more (TF's delayed
+    rewrite); returns the new output tensors. Tape entries cannot grow."""
+    if not isinstance(op, Operation):
+        raise RuntimeError(f"Cannot differentiate through op {op.type}: its recorded outputs "
+                           "lack the forward values its gradient needs.")
+    start = len(op.outputs)
+    new = tuple(SymbolicTensor(op, start + k, dtype, shape) for k, (dtype, shape) in enumerate(specs))
+    op.attrs = dict(op.attrs, **new_attrs)
+    op.outputs = op.outputs + new
+    op.graph.version += 1
+    return list(new)
+
+
+# -- tracing helpers shared by function, cond and while_loop ------------------
+def graph_output(graph: FuncGraph, leaf: Any) -> Optional[Any]:
+    """An output leaf as a tensor of `graph` (outer tensors are captured)."""
+    if leaf is None or isinstance(leaf, Operation):
+        return None
+    if isinstance(leaf, IndexedSlices):
+        leaf = densify(leaf)
+    if isinstance(leaf, SymbolicTensor):
+        return leaf if leaf.op.graph is graph else graph.capture(leaf)
+    if isinstance(leaf, Tensor):
+        return graph.capture(leaf)
+    return convert_to_tensor(leaf)
+
+
+def union_captures(graphs: Sequence[FuncGraph]) -> Tuple[List[Any], List[Tuple[int, ...]]]:
+    """The outer values captured by any of `graphs` (once each) and, per graph,
+    the position in that list of each of its captures (in capture order)."""
+    sources: List[Any] = []
+    where: Dict[int, int] = {}
+    per_graph = []
+    for graph in graphs:
+        idx = []
+        for source, _ in graph.captures:
+            k = where.get(id(source))
+            if k is None:
+                k = where[id(source)] = len(sources)
+                sources.append(source)
+            idx.append(k)
+        per_graph.append(tuple(idx))
+    return sources, per_graph
