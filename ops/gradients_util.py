@@ -45,7 +45,47 @@ def as_gradient_source(x: Any) -> Any:
     return x
 
 
-def _mark_reached_ops(from_ops: Sequence[Operation]) -> Set[Operation]:
+def _maybe_captured(t: Any) -> Any:
+    """The outer tensor a function graph's capture placeholder stands for, else t."""
+    while t.op.type == "Placeholder" and t.op.graph.building_function:
+        source = t.op.graph.capture_source(t)
+        if not isinstance(source, SymbolicTensor):
+            return t
+        t = source
+    return t
+
+
+class _Crossing:
+    """Op inputs and tensor consumers across the captures of the function graphs
+    enclosing the graph being differentiated in (TF's _Inputs / _Consumers)."""
+
+    def __init__(self, func_graphs: List[Any], xs_set: Set[Any]) -> None:
+        self.func_graphs = func_graphs
+        self.xs_set = xs_set
+
+    def inputs(self, op: Operation) -> tuple:
+        if not self.func_graphs or not op.graph.building_function:
+            return op.inputs
+        return tuple(t if t in self.xs_set else _maybe_captured(t) for t in op.inputs)
+
+    def consumers(self, t: Any) -> list:
+        consumers = t.consumers()
+        stack = [t]
+        while stack:
+            tensor = stack.pop()
+            for func in self.func_graphs:
+                placeholder = func.captured(tensor)
+                if placeholder is not None and placeholder is not tensor:
+                    consumers.extend(placeholder.consumers())
+                    stack.append(placeholder)
+        return consumers
+
+
+_NO_CROSSING = _Crossing([], set())
+
+
+def _mark_reached_ops(from_ops: Sequence[Operation],
+                      crossing: "_Crossing" = _NO_CROSSING) -> Set[Operation]:
     reached: Set[Operation] = set()
     queue = collections.deque(from_ops)
     while queue:
@@ -55,13 +95,14 @@ def _mark_reached_ops(from_ops: Sequence[Operation]) -> Set[Operation]:
         reached.add(op)
         for output in op.outputs:
             if is_backpropagatable(output):
-                queue.extend(output.consumers())
+                queue.extend(crossing.consumers(output))
     return reached
 
 
-def _pending_count(to_ops: Sequence[Operation], from_ops: Sequence[Operation]):
+def _pending_count(to_ops: Sequence[Operation], from_ops: Sequence[Operation],
+                   crossing: "_Crossing" = _NO_CROSSING):
     """The ops between to_ops and from_ops, and how many of them consume each op."""
-    reached = _mark_reached_ops(from_ops)
+    reached = _mark_reached_ops(from_ops, crossing)
     between: Set[Operation] = set()
     between_list: List[Operation] = []
     queue = collections.deque(to_ops)
@@ -71,10 +112,10 @@ def _pending_count(to_ops: Sequence[Operation], from_ops: Sequence[Operation]):
             between.add(op)
             between_list.append(op)
             reached.discard(op)  # visit once
-            queue.extend(t.op for t in op.inputs)
+            queue.extend(t.op for t in crossing.inputs(op))
     pending: Dict[Operation, int] = collections.defaultdict(int)
     for op in between_list:
-        for t in op.inputs:
+        for t in crossing.inputs(op):
             if t.op in between:
                 pending[t.op] += 1
     return between, pending
@@ -118,11 +159,11 @@ def default_grad_ys(grad_ys: Optional[Sequence[Any]], ys: Sequence[Any]) -> list
     return out
 
 
-def _stop_ops(from_ops, stop_gradient_ops, pending) -> Set[Operation]:
+def _stop_ops(from_ops, stop_gradient_ops, pending, crossing=_NO_CROSSING) -> Set[Operation]:
     """xs ops none of whose inputs lead back to another x, plus `stop_gradients`' ops."""
     stops = set()
     for op in from_ops:
-        if all(pending.get(t.op, 0) <= 0 for t in op.inputs):
+        if all(pending.get(t.op, 0) <= 0 for t in crossing.inputs(op)):
             stops.add(op)
     stops.update(stop_gradient_ops)
     return stops
@@ -174,6 +215,9 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
     method = check_aggregation_method(aggregation_method)
     ys = [convert_to_tensor(y) if not isinstance(y, Tensor) else y for y in as_list(ys)]
     xs = [as_gradient_source(x) for x in as_list(xs)]
+    if graph.building_function:  # outer values are differentiated through their captures
+        xs = [graph.capture(x) if isinstance(x, Tensor) and not isinstance(x, SymbolicTensor)
+              else x for x in xs]
     for x in xs:
         if not isinstance(x, SymbolicTensor):
             raise TypeError(f"dg.gradients xs must be graph tensors or variables, got {x!r}")
@@ -182,7 +226,13 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
         grad_ys = default_grad_ys(grad_ys, ys)
         to_ops = [y.op for y in ys]
         from_ops = [x.op for x in xs]
-        between, pending = _pending_count(to_ops, from_ops)
+        func_graphs = []
+        enclosing = graph
+        while enclosing is not None and enclosing.building_function:
+            func_graphs.append(enclosing)
+            enclosing = enclosing.outer_graph
+        crossing = _Crossing(func_graphs, set(xs)) if func_graphs else _NO_CROSSING
+        between, pending = _pending_count(to_ops, from_ops, crossing)
         grads: Dict[Operation, list] = {}
         for y, grad_y in zip(ys, grad_ys):
             _set_grad(grads, y, grad_y)
@@ -192,7 +242,7 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
             if pending.get(op, 0) == 0 and op not in queued and op in between:
                 queued.add(op)
                 queue.append(op)
-        stops = _stop_ops(from_ops, [t.op for t in stop_tensors], pending)
+        stops = _stop_ops(from_ops, [t.op for t in stop_tensors], pending, crossing)
         while queue:
             op = queue.popleft()
             out_grads = _aggregated_grads(grads, op, method)
@@ -202,7 +252,7 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
                 grad_fn = get_gradient_function(op)
             if grad_fn is not None:
                 in_grads = _call_gradient(graph, op, grad_fn, out_grads, gate_gradients)
-                for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
+                for i, (t_in, in_grad) in enumerate(zip(crossing.inputs(op), in_grads)):
                     if in_grad is None:
                         continue
                     if isinstance(in_grad, SymbolicTensor) and t_in.dtype is not dtypes.resource \
@@ -216,7 +266,7 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
                                 f"Original input shape: {t_in.shape}. Calculated input "
                                 f"gradient shape: {in_grad.shape}") from None
                     _set_grad(grads, t_in, in_grad)
-            for t in op.inputs:
+            for t in crossing.inputs(op):
                 producer = t.op
                 count = pending.get(producer)
                 if count is None:

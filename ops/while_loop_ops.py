@@ -268,6 +268,10 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
              "body_inputs": body_idx, "var_specs": tuple(specs),
              "acc_specs": tuple((t.dtype, t.shape) for t in body_fn.outputs[n_vars:])}
     outs = apply_op(WHILE, inputs, attrs, name)
+    for out, shape, after in zip(outs, invariants, body_flat):
+        if shape.rank is None and after.shape.rank is not None:
+            # a TensorArray buffer of unknown element shape takes the written one
+            out.set_shape(after.shape)
     return _pack_vars(body_result, list(outs[:n_vars]))  # TensorArrays keep the body's shapes
 
 

@@ -303,7 +303,7 @@ def test_100k_op_chain_graph_mode():
         (dx,) = dg.gradients(y, x)
         value, grad = _run(g, [y, dx], {x: 2.0})
     np.testing.assert_allclose([value, grad], [2.0 * 1.00001 ** N_CHAIN, 1.00001 ** N_CHAIN])
-    assert time.perf_counter() - start < 120
+    assert time.perf_counter() - start < 300  # ~12 s on an idle 2-core machine; catches O(n^2)
 
 
 def test_100k_op_chain_tape():
@@ -317,7 +317,7 @@ def test_100k_op_chain_tape():
             y = y * c
     grad = tape.gradient(y, x)
     np.testing.assert_allclose(float(grad), 1.00001 ** N_CHAIN)
-    assert time.perf_counter() - start < 60
+    assert time.perf_counter() - start < 300  # ~6 s on an idle 2-core machine
 
 
 def test_docs_examples_run():
