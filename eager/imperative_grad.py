@@ -81,6 +81,7 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
     ready = [e for e in relevant if missing[id(e)] == 0]
     ready.sort(key=_seq)
     zeros_cache: Dict[Any, Any] = {}
+    pending_bytes: Dict[int, int] = {}
     while ready:
         entry = ready.pop()
         out_grads = []
@@ -105,8 +106,11 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
                 if grad is not None:
                     parts = grads.setdefault(tid, [])
                     parts.append(grad)
-                    if len(parts) >= MIN_AGGREGATE_COUNT and _nbytes(parts) >= MIN_AGGREGATE_BYTES:
+                    # a running total: summing every part on each append is quadratic
+                    size = pending_bytes[tid] = pending_bytes.get(tid, 0) + _nbytes((grad,))
+                    if len(parts) >= MIN_AGGREGATE_COUNT and size >= MIN_AGGREGATE_BYTES:
                         grads[tid] = [aggregate(parts)]
+                        pending_bytes[tid] = _nbytes(grads[tid])
             count = usage[tid] - 1
             usage[tid] = count
             if count == 0:

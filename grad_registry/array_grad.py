@@ -1,7 +1,7 @@
 """Gradients of array ops (ops/array_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops
+from ..ops import array_ops, reduction_ops
 from ..ops.array_ops import (BROADCAST_TO, EXPAND_DIMS, FILL, SQUEEZE, TRANSPOSE, IDENTITY, IDENTITY_N, ONES_LIKE, PLACEHOLDER,
                              RANK, RESHAPE, SELECT, SHAPE, SIZE, STOP_GRADIENT, SUM_TO_SHAPE,
                              WHERE_INDICES, ZEROS_LIKE)
@@ -10,8 +10,14 @@ from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient
 
 for _op in (CONST, PLACEHOLDER, SHAPE, SIZE, RANK, STOP_GRADIENT, ZEROS_LIKE, ONES_LIKE,
-            WHERE_INDICES, FILL):
+            WHERE_INDICES):
     NotDifferentiable(_op.type)
+
+
+@RegisterGradient(FILL.type)
+def _fill_grad(op, grad):
+    """Every element is the scalar value: d value = sum(grad); none for the dims."""
+    return None, reduction_ops.reduce_sum(grad)
 
 
 @RegisterGradient(IDENTITY.type)

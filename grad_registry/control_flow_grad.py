@@ -12,6 +12,7 @@ from typing import Any, Dict, List
 
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops
+from .aggregation import zeros_for
 from ..ops.cond_ops import IF, cond
 from ..ops.graph_function import call_function, extend_op, trainable
 from ..ops.indexed_slices_ops import gather
@@ -139,7 +140,7 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
         else:
             resolved.append((None, resolve_extra(body, [], [], value)))
     accs = list(op.outputs[n + 1:])
-    var_grads = [grads[k] if grads[k] is not None else array_ops.zeros_like(op.outputs[k])
+    var_grads = [grads[k] if grads[k] is not None else zeros_for(op.outputs[k])
                  for k in var_mask]
     var_grads = [dense(g) for g in var_grads]
     ext_targets = sorted({body_inputs[j - n] for j in back.input_grads if j >= n})

@@ -94,8 +94,9 @@ def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, 
     sources, per_graph = union_captures(graphs)
     inputs = [pred] + [capture_value(s) for s in sources]
     fns = [GraphFunction(g, g.inputs, flat) for g, flat in zip(graphs, flats)]
-    if needs_gradient(inputs):
-        fns = [fn.with_gradient_outputs() for fn in fns]
+    depth = needs_gradient(inputs)
+    if depth:
+        fns = [fn.with_gradient_outputs(depth) for fn in fns]
     n = len(flats[0])
     specs = [(t.dtype, relaxed_shape(t.shape, e.shape)) for t, e in zip(*flats)]
     outputs_map = []

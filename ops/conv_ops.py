@@ -270,8 +270,8 @@ def _nchw_sizes(sizes: Any):
         isinstance(sizes, (list, tuple)) else [sizes[0], sizes[2], sizes[3], sizes[1]]
 
 
-def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
-           dilations: Any = None, name: Optional[str] = None):
+def conv2d(input: Any, filters: Any, strides: Any, padding: Any,  # noqa: A002 (TF's name)
+           data_format: str = "NHWC", dilations: Any = None, name: Optional[str] = None):
     """2-D convolution of `input` [N, H, W, C] with `filters` [KH, KW, C, O] (TF's)."""
     attrs = _conv_attrs(strides, padding, data_format, dilations)
     x = convert_to_tensor(input)
@@ -281,8 +281,9 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
     return _from_nhwc(y, data_format)
 
 
-def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, strides: Any,  # noqa: A002
-                          padding: Any, data_format: str = "NHWC", dilations: Any = None,
+def conv2d_backprop_input(input_sizes: Any, filter: Any,  # noqa: A002 (TF's name)
+                          out_backprop: Any, strides: Any, padding: Any,
+                          data_format: str = "NHWC", dilations: Any = None,
                           name: Optional[str] = None):
     """The gradient of conv2d with respect to its input, of shape `input_sizes`."""
     attrs = _conv_attrs(strides, padding, data_format, dilations)
@@ -296,8 +297,9 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, stri
     return _from_nhwc(dx, data_format)
 
 
-def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, strides: Any,  # noqa: A002
-                           padding: Any, data_format: str = "NHWC", dilations: Any = None,
+def conv2d_backprop_filter(input: Any, filter_sizes: Any,  # noqa: A002 (TF's name)
+                           out_backprop: Any, strides: Any, padding: Any,
+                           data_format: str = "NHWC", dilations: Any = None,
                            name: Optional[str] = None):
     """The gradient of conv2d with respect to its filter, of shape `filter_sizes`."""
     attrs = _conv_attrs(strides, padding, data_format, dilations)

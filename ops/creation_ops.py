@@ -1,7 +1,6 @@
 """Creating tensors: range, linspace, eye, and shape_n. Gradients: creation_grad.py."""
 from __future__ import annotations
 
-import builtins
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -15,6 +14,7 @@ from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .join_ops import concat
 from .manip_ops import one_hot
+from .math_ops import cast
 from .tensor_util import constant_value
 
 # TF's range picks the widest dtype of its arguments in this order.
@@ -57,19 +57,12 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
     args = [start, limit, delta]
     if dtype is None:
         converted = [convert_to_tensor(a) for a in args]
-        rank = builtins.max(_RANGE_DTYPES.index(t.dtype) if t.dtype in _RANGE_DTYPES else 0
-                            for t in converted)
-        dtype = _RANGE_DTYPES[rank]
+        dtype = _RANGE_DTYPES[max(_RANGE_DTYPES.index(t.dtype)
+                               if t.dtype in _RANGE_DTYPES else 0
+                               for t in converted)]
     dtype = dtypes.as_dtype(dtype)
-    tensors = []
-    for a in args:
-        if isinstance(a, Tensor):
-            if a.dtype != dtype:
-                raise TypeError(f"range argument of dtype {a.dtype.name} does not match "
-                                f"dtype {dtype.name}")
-            tensors.append(a)
-        else:
-            tensors.append(constant(np.asarray(a).astype(dtype.as_numpy_dtype)))
+    # Tensors are cast to the common dtype, as in TF; Python values must convert exactly.
+    tensors = [cast(a, dtype) if isinstance(a, Tensor) else constant(a, dtype) for a in args]
     return apply_op(RANGE, tensors, name=name)
 
 

@@ -144,6 +144,7 @@ EINSUM = declare_op("Einsum", _einsum_kernel, _einsum_infer, input_kinds="fciu")
 def einsum(equation: str, *inputs: Any, name: Optional[str] = None, **kwargs: Any):
     """Einstein summation over `inputs` as NumPy's einsum (implicit or explicit output,
     ellipsis broadcasting, repeated labels for diagonals)."""
+    kwargs.pop("optimize", None)  # TF's contraction-order hint: NumPy chooses here
     if kwargs:
         raise TypeError(f"einsum got unexpected keyword arguments {sorted(kwargs)}")
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):

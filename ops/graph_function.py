@@ -134,17 +134,25 @@ class GraphFunction:
                 missing.append(value)
         return missing
 
-    def with_gradient_outputs(self) -> "GraphFunction":
-        """This function extended by what its first-order backward reads.
+    def with_gradient_outputs(self, depth: int = 1) -> "GraphFunction":
+        """This function extended by what its backward reads, to order `depth`.
 
-        Used when a tape watches the call: then the backward can run from
-        the recorded outputs. Unchanged when the function has no gradient.
+        Used when tapes watch the call: the backward then runs from the
+        recorded outputs. Order 2 also covers the backward of the extended
+        function (gradients reaching the extra outputs), and so on. Unchanged
+        when the function has no gradient.
         """
-        try:
-            back = self.backward(self.differentiable_outputs())
-        except LookupError:
-            return self
-        return self.extended(self.missing_extras(back))
+        fn = self
+        for _ in range(max(depth, 1)):
+            try:
+                back = fn.backward(fn.differentiable_outputs())
+            except LookupError:
+                return fn
+            missing = fn.missing_extras(back)
+            if not missing:
+                break
+            fn = fn.extended(missing)
+        return fn
 
     def __repr__(self) -> str:
         return f"<GraphFunction '{self.name}' {len(self.inputs)} in, {len(self.outputs)} out>"
@@ -201,15 +209,14 @@ CALL = declare_op("PartitionedCall", _call_kernel, _call_infer, num_outputs=-1, 
 gradients_accepting_none[CALL.type] = ALL_INDICES
 
 
-def needs_gradient(inputs: Sequence[Any]) -> bool:
-    """Whether a recording tape or accumulator watches any of `inputs`."""
+def needs_gradient(inputs: Sequence[Any]) -> int:
+    """How many recording tapes (and accumulators) watch any of `inputs`: the
+    order of differentiation the recorded op may need."""
     state = _state
-    if state.accumulators:
-        return True
     if not state.tapes:
-        return False
-    ids = [getattr(t, "tensor_id", None) for t in inputs]
-    return watched_by_any(state.tapes, [i for i in ids if i is not None])
+        return len(state.accumulators)
+    ids = [i for i in (getattr(t, "tensor_id", None) for t in inputs) if i is not None]
+    return len(state.accumulators) + sum(1 for tape in state.tapes if watched_by_any([tape], ids))
 
 
 def call_function(fn: GraphFunction, inputs: Sequence[Any], name: Optional[str] = None) -> list:
@@ -219,8 +226,9 @@ def call_function(fn: GraphFunction, inputs: Sequence[Any], name: Optional[str] 
     also returns what its backward reads (the extra outputs are dropped here).
     """
     n = len(fn.outputs)
-    if needs_gradient(inputs):
-        fn = fn.with_gradient_outputs()
+    depth = needs_gradient(inputs)
+    if depth:
+        fn = fn.with_gradient_outputs(depth)
     outputs = apply_op(CALL, list(inputs), {"f": fn}, name or "PartitionedCall")
     return list(outputs[:n])
 

@@ -202,7 +202,8 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     rank = value.shape.rank
     if rank is not None and axis < 0:
         axis += rank
-    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(num_or_size_splits, bool):
+    if isinstance(num_or_size_splits, (int, np.integer)) \
+            and not isinstance(num_or_size_splits, bool):
         if num_or_size_splits <= 0:
             raise ValueError(f"num_or_size_splits must be positive, got {num_or_size_splits}")
         return apply_op(SPLIT, (value,), {"num_split": int(num_or_size_splits), "axis": axis},

@@ -10,7 +10,6 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape, unknown_shape
 from .array_ops import reshape, shape, squeeze, where
@@ -19,7 +18,7 @@ from .dispatch import apply_op
 from .indexed_slices_ops import gather
 from .join_ops import concat
 from .reduction_ops import reduce_prod
-from .tensor_util import constant_value, shape_from_tensor
+from .tensor_util import shape_from_tensor
 
 
 def _index_tuple(indices: np.ndarray, shape, what: str) -> tuple:

@@ -86,7 +86,7 @@ ROWS = [
            lambda a, b: [np.array(a.shape, np.int32), np.array(b.shape, np.int32)],
            inputs(normal(2, 3), normal(4, 1)), order=0),
     OpSpec("fill", lambda v: dg.fill([2, 3], v), lambda v: np.full((2, 3), v),
-           inputs(lambda rng: np.array(1.5)), order=0),
+           inputs(lambda rng: np.array(1.5))),
     OpSpec("zeros_like", dg.zeros_like, np.zeros_like, inputs(normal(2, 3)), order=0),
     OpSpec("ones_like", dg.ones_like, np.ones_like, inputs(normal(2, 3)), order=0),
     # -- core array ops without rows elsewhere ------------------------------------------

@@ -23,6 +23,10 @@ def _softmax(x, axis=-1):
     return np.exp(_log_softmax(x, axis))
 
 
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
 def _elu(x):
     return np.where(x > 0, x, np.expm1(x))
 
@@ -99,7 +103,7 @@ LOSSES = [
            lambda x: -np.take_along_axis(_log_softmax(x), _SPARSE_3D[..., None], -1)[..., 0],
            inputs(normal(2, 2, 3))),
     OpSpec("nn.sigmoid_cross_entropy", nn.sigmoid_cross_entropy_with_logits,
-           lambda z, x: -z * np.log(1 / (1 + np.exp(-x))) - (1 - z) * np.log(1 - 1 / (1 + np.exp(-x))),
+           lambda z, x: -z * np.log(_sigmoid(x)) - (1 - z) * np.log(1 - _sigmoid(x)),
            inputs(_spread(0, 1, 5), lambda rng: np.array([0.0, 1.5, -2.0, 0.3, -0.7]))),
 ]
 
