@@ -83,7 +83,8 @@ def test_ten_thousand_iterations_differentiated():
             y_graph, g_graph = sess.run([yg, gg], {xp: 0.5})
     assert time.perf_counter() - start < 30
     eps = 1e-6
-    fd = (f(dg.constant(0.5 + eps)).numpy() - f(dg.constant(0.5 - eps)).numpy()) / (2 * eps)
+    fd = (f(dg.constant(np.float64(0.5 + eps))).numpy()
+          - f(dg.constant(np.float64(0.5 - eps))).numpy()) / (2 * eps)
     np.testing.assert_allclose(g_function, fd, rtol=1e-6)
     np.testing.assert_allclose([y_graph, g_graph], [y.numpy(), g_function], rtol=1e-12)
 
