@@ -343,7 +343,9 @@ def machine_facts() -> List[str]:
             f"{mem:.0f} GiB memory",
             f"Python {platform.python_version()}, NumPy {np.__version__} ({blas}, "
             f"OMP/OPENBLAS/MKL_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')})",
-            f"duograd commit {commit}"]
+            f"duograd commit {commit}; load average at the end "
+            f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} (other processes share the "
+            "cores: read the ratios, which pair each variant with floor calls)"]
 
 
 def report(rows: List[Row], title: str, mode: str, seconds: float, extra: Sequence[str] = ()) -> str:

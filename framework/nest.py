@@ -38,7 +38,10 @@ def pack_sequence_as(structure: Any, flat: List[Any]) -> Any:
             return type(item)(parts)
         return next(leaves)
 
-    return build(structure)
+    try:
+        return build(structure)
+    finally:
+        del build  # `build` refers to itself: break the cycle so `flat` is freed at once
 
 
 def map_structure(func: Callable, *structures: Any) -> Any:

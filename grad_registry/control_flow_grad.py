@@ -12,12 +12,14 @@ from typing import Any, Dict, List
 
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops
-from .aggregation import zeros_for
 from ..ops.cond_ops import IF, cond
-from ..ops.graph_function import call_function, extend_op, trainable
+from ..ops.control_flow_ops import NO_OP
+from ..ops.graph_function import (call_function, copy_constant, extend_op, is_constant,
+                                  trainable)
 from ..ops.indexed_slices_ops import gather
 from ..ops.tensor_array_ops import SCATTER_ROWS, TA_MASK_ROWS, TA_NEW, TA_SCATTER, TA_WRITE, mask_rows
 from ..ops.while_loop_ops import WHILE, missing_accumulators, while_loop
+from .aggregation import zeros_for
 from .function_grad import dense, resolve_extra
 from .registry import NotDifferentiable, RegisterGradient
 
@@ -133,7 +135,9 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
     resolved = []  # per extra: (accumulator index, None) or (None, loop-invariant value)
     for value in back.extras:
         j = body.input_index(value)
-        if j is not None and j >= n:
+        if is_constant(value):
+            resolved.append((None, copy_constant(value)))
+        elif j is not None and j >= n:
             resolved.append((None, ext[body_inputs[j - n]]))
         elif id(value) in acc_slot:
             resolved.append((acc_slot[id(value)], None))
@@ -202,6 +206,7 @@ def _mask_rows_grad(op: Any, grad: Any) -> List[Any]:
 
 
 NotDifferentiable(TA_NEW.type)
+NotDifferentiable(NO_OP.type)
 
 
 @RegisterGradient(SCATTER_ROWS.type)

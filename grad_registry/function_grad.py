@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any, List
 
 from ..framework.func_graph import capture_value
-from ..ops.graph_function import CALL, GraphFunction, call_function, extend_op, trainable
+from ..ops.graph_function import (CALL, GraphFunction, call_function, copy_constant, extend_op,
+                                  is_constant, trainable)
 from ..ops.tensor_array_ops import dense_gradient
 from .registry import RegisterGradient
 
@@ -15,6 +16,8 @@ def dense(grad: Any) -> Any:
 
 def resolve_extra(fn: GraphFunction, inputs: Any, outputs: Any, value: Any) -> Any:
     """The value, where the op is, of a forward tensor a backward function reads."""
+    if is_constant(value):
+        return copy_constant(value)
     j = fn.input_index(value)
     if j is not None:
         return inputs[j]

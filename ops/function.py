@@ -191,7 +191,9 @@ class Function:
             key = (_structure_key([list(args), kwargs]), _state.graph)
         concrete = self._cache.get(key)
         if concrete is None:
-            concrete = self._cache[key] = self._trace(args, kwargs)
+            traced = (tuple(self.input_signature), {}) if self.input_signature is not None \
+                else (args, kwargs)
+            concrete = self._cache[key] = self._trace(*traced)
         return concrete, args, kwargs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -212,6 +214,7 @@ class Function:
                _state.graph)
         if self.input_signature is not None:
             key = ("signature", _state.graph)
+            args, kwargs = tuple(self.input_signature), {}
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._cache[key] = self._trace(args, kwargs)

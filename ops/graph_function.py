@@ -70,6 +70,7 @@ class GraphFunction:
         self.outputs = list(outputs)
         self.output_specs = [(t.dtype, t.shape) for t in self.outputs]
         self._plan = None
+        self._num_effects = 0
         self._backward: Dict[Tuple[int, ...], Any] = {}
         self._extended: Dict[Tuple[int, ...], GraphFunction] = {}
         self._input_index = {id(t): i for i, t in enumerate(self.inputs)}
@@ -85,8 +86,15 @@ class GraphFunction:
         """The output values for input values `arrays` (a kernel's job)."""
         plan = self._plan
         if plan is None:
-            plan = self._plan = compile_plan(self.graph, self.outputs, self.inputs, self.name)
-        return run_plan(plan, tuple(arrays), resources)
+            # Stateful ops (assignments) run even when no output depends on them,
+            # in program order (op ids), as TF's automatic control dependencies do.
+            effects = [op for op in self.graph.get_operations()
+                       if op.op_def.stateful and not op.outputs]
+            plan = self._plan = compile_plan(self.graph, self.outputs + effects, self.inputs,
+                                             self.name)
+            self._num_effects = len(effects)
+        values = run_plan(plan, tuple(arrays), resources)
+        return values[:len(values) - self._num_effects] if self._num_effects else values
 
     def input_index(self, tensor: Any) -> Optional[int]:
         return self._input_index.get(id(tensor))
@@ -130,7 +138,8 @@ class GraphFunction:
         missing = []
         for value in back.extras:
             if isinstance(value, SymbolicTensor) and value.op.graph is self.graph \
-                    and self.input_index(value) is None and self.output_index(value) is None:
+                    and self.input_index(value) is None and self.output_index(value) is None \
+                    and not is_constant(value):
                 missing.append(value)
         return missing
 
@@ -156,6 +165,15 @@ class GraphFunction:
 
     def __repr__(self) -> str:
         return f"<GraphFunction '{self.name}' {len(self.inputs)} in, {len(self.outputs)} out>"
+
+
+def is_constant(value: Any) -> bool:
+    """A Const of a function graph: its backward gets a copy, not an extra output."""
+    return isinstance(value, SymbolicTensor) and value.op.type == "Const"
+
+
+def copy_constant(value: SymbolicTensor) -> Any:
+    return convert_to_tensor(value.op.get_attr("value"))
 
 
 def trainable(tensor: Any) -> bool:

@@ -39,7 +39,8 @@ def _results(func: Callable, arrays: Sequence[np.ndarray], Tout: tuple) -> list:
     return arrays_out
 
 
-def _stateful_kernel(resources: Any, *arrays: np.ndarray, func: Callable, Tout: tuple) -> list:  # noqa: N803
+def _stateful_kernel(resources: Any, *arrays: np.ndarray, func: Callable,
+                     Tout: tuple) -> list:  # noqa: N803
     return _results(func, arrays, Tout)
 
 

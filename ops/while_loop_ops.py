@@ -25,8 +25,8 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
-from .graph_function import (ALL_INDICES, GraphFunction, graph_output, needs_gradient,
-                             union_captures)
+from .graph_function import (ALL_INDICES, GraphFunction, graph_output, is_constant,
+                             needs_gradient, union_captures)
 
 _state = context.state
 
@@ -228,7 +228,8 @@ def missing_accumulators(body: GraphFunction, n_vars: int, extras: list) -> list
     have = {id(t) for t in body.outputs[n_vars:]}
     missing = []
     for value in extras:
-        if not isinstance(value, SymbolicTensor) or value.op.graph is not body.graph:
+        if not isinstance(value, SymbolicTensor) or value.op.graph is not body.graph \
+                or is_constant(value):
             continue
         j = body.input_index(value)
         if (j is not None and j >= n_vars) or id(value) in have:

@@ -396,3 +396,19 @@ def test_grad_pass_through_moving_average(mode):
         with dg.Session(graph=g) as sess:
             sess.run(dg.global_variables_initializer())
             assert sess.run([mavg, dx]) == [2.0, 1.0]
+
+
+def test_inside_a_function_the_custom_gradient_is_used():
+    @dg.custom_gradient
+    def f(x):
+        return dg.sin(x), lambda dy: dy * 10.0
+
+    @dg.function
+    def h(x):
+        return f(x) * 2.0
+
+    x = dg.constant(np.array([0.5, 1.0]))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = h(x)
+    np.testing.assert_array_equal(tape.gradient(y, x), [20.0, 20.0])

@@ -267,7 +267,8 @@ def test_variable_primal(mode):
             with dg.Session(graph=g) as sess:
                 sess.run(dg.global_variables_initializer())
                 jvp, wt = sess.run([jvp, wt])
-    np.testing.assert_allclose(jvp, np.array([1.0, 10.0]) * (np.array([2.0, 3.0]) + 2 * np.array([1.5, -0.5])))
+    expected = np.array([1.0, 10.0]) * (np.array([2.0, 3.0]) + 2 * np.array([1.5, -0.5]))
+    np.testing.assert_allclose(jvp, expected)
     np.testing.assert_array_equal(wt, [1.0, 10.0])
 
 
@@ -284,7 +285,8 @@ def test_unconnected_gradients():
 
 def test_nested_primals_and_structured_jvp():
     a, b = dg.constant(np.array(2.0)), dg.constant(np.array(3.0))
-    with FA({"a": a, "b": b}, {"a": dg.constant(np.array(1.0)), "b": dg.constant(np.array(0.5))}) as acc:
+    tangents = {"a": dg.constant(np.array(1.0)), "b": dg.constant(np.array(0.5))}
+    with FA({"a": a, "b": b}, tangents) as acc:
         y = a * b
         z = a + b
     out = acc.jvp({"y": y, "z": [z]})

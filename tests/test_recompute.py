@@ -22,6 +22,11 @@ def block(x, w1, w2, scale=None):
     return out * scale if scale is not None else out
 
 
+def _loss(fn, ts, n_positional, names):
+    kwargs = dict(zip(names, ts[n_positional:]))
+    return dg.reduce_sum(dg.square(fn(*ts[:n_positional], **kwargs)))
+
+
 def grads(mode, fn, values, kwargs=None):
     kwargs = kwargs or {}
     names = list(kwargs)
@@ -29,12 +34,12 @@ def grads(mode, fn, values, kwargs=None):
         ts = [dg.constant(v) for v in list(values) + [kwargs[k] for k in names]]
         with dg.GradientTape() as tape:
             tape.watch(ts)
-            y = dg.reduce_sum(dg.square(fn(*ts[:len(values)], **dict(zip(names, ts[len(values):])))))
+            y = _loss(fn, ts, len(values), names)
         return [np.asarray(g) for g in tape.gradient(y, ts)]
     g = dg.Graph()
     with g.as_default():
         ts = [dg.constant(v) for v in list(values) + [kwargs[k] for k in names]]
-        y = dg.reduce_sum(dg.square(fn(*ts[:len(values)], **dict(zip(names, ts[len(values):])))))
+        y = _loss(fn, ts, len(values), names)
         with dg.Session(graph=g) as sess:
             return sess.run(dg.gradients(y, ts))
 
