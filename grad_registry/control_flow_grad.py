@@ -17,7 +17,8 @@ from ..ops.control_flow_ops import NO_OP
 from ..ops.graph_function import (call_function, copy_constant, extend_op, is_constant,
                                   trainable)
 from ..ops.indexed_slices_ops import gather
-from ..ops.tensor_array_ops import SCATTER_ROWS, TA_MASK_ROWS, TA_NEW, TA_SCATTER, TA_WRITE, mask_rows
+from ..ops.tensor_array_ops import (SCATTER_ROWS, TA_MASK_ROWS, TA_NEW, TA_SCATTER, TA_WRITE,
+                                    mask_rows)
 from ..ops.while_loop_ops import WHILE, missing_accumulators, while_loop
 from .aggregation import zeros_for
 from .function_grad import dense, resolve_extra

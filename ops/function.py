@@ -22,7 +22,6 @@ from ..framework import nest
 from ..framework.func_graph import FuncGraph, capture_value, tracing, variables_captured
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import Tensor
-from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from .constant_op import convert_to_tensor
 from .graph_function import GraphFunction, call_function, graph_output

@@ -258,7 +258,8 @@ def extend_op(op: Any, new_attrs: dict, specs: Sequence[Tuple[Any, Any]]) -> lis
         raise RuntimeError(f"Cannot differentiate through op {op.type}: its recorded outputs "
                            "lack the forward values its gradient needs.")
     start = len(op.outputs)
-    new = tuple(SymbolicTensor(op, start + k, dtype, shape) for k, (dtype, shape) in enumerate(specs))
+    new = tuple(SymbolicTensor(op, start + k, dtype, shape)
+                for k, (dtype, shape) in enumerate(specs))
     op.attrs = dict(op.attrs, **new_attrs)
     op.outputs = op.outputs + new
     op.graph.version += 1

@@ -13,7 +13,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
-from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, random_ops, reduction_ops, special_math_ops
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
@@ -172,8 +172,7 @@ def _noise_shape(x: Any, noise_shape: Any):
         return x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
     if isinstance(noise_shape, Tensor):
         return noise_shape
-    dims = list(TensorShape(noise_shape).dims) if not isinstance(noise_shape, TensorShape) \
-        else list(noise_shape.dims)
+    dims = list(as_shape(noise_shape).dims)
     if None in dims:
         x_dims = x.shape.dims
         if x_dims is None or len(x_dims) != len(dims):

@@ -38,21 +38,6 @@ def _max_pool(x, *, ksize, strides, padding):
     return patches.max(axis=(3, 4))
 
 
-def _argmax_coordinates(x, ksize, strides, padding):
-    """Index arrays (n, row, col, c) into padded `x` of each window's first maximum,
-    each of the pooled shape [N, OH, OW, C], and the padded shape."""
-    patches, (top, left) = window_patches(x, ksize[1], ksize[2], strides, padding,
-                                          pad_value=_lowest(x.dtype))
-    n, oh, ow, kh, kw, c = patches.shape
-    flat = patches.reshape(n, oh, ow, kh * kw, c).argmax(axis=3)
-    rows = np.arange(oh)[None, :, None, None] * strides[1] + flat // kw
-    cols = np.arange(ow)[None, None, :, None] * strides[2] + flat % kw
-    bottom = window_geometry(x.shape[1], kh, strides[1], 1, padding)[2]
-    right = window_geometry(x.shape[2], kw, strides[2], 1, padding)[2]
-    padded = (n, top + x.shape[1] + bottom, left + x.shape[2] + right, c)
-    return (np.arange(n)[:, None, None, None], rows, cols, np.arange(c)), (top, left), padded
-
-
 def _check_pool_grad(x, y, ksize, strides, padding) -> None:
     _check_input(x, ksize, strides)
     expected = (x.shape[0],
@@ -62,23 +47,34 @@ def _check_pool_grad(x, y, ksize, strides, padding) -> None:
         raise ValueError(f"pooled tensor has shape {list(y.shape)}, expected {list(expected)}")
 
 
+def _window_argmax(x, ksize, strides, padding):
+    """The flat tap index (row-major in the window) of each window's first maximum."""
+    patches, _ = window_patches(x, ksize[1], ksize[2], strides, padding,
+                                pad_value=_lowest(x.dtype))
+    n, oh, ow, kh, kw, c = patches.shape
+    return patches.reshape(n, oh, ow, kh * kw, c).argmax(axis=3)
+
+
 def _max_pool_grad(x, y, grad, *, ksize, strides, padding):
     _check_pool_grad(x, y, ksize, strides, padding)
     _check_pool_grad(x, grad, ksize, strides, padding)
-    index, (top, left), padded = _argmax_coordinates(x, ksize, strides, padding)
-    out = np.zeros(padded, grad.dtype)
-    np.add.at(out, index, grad)
-    return np.ascontiguousarray(out[:, top:top + x.shape[1], left:left + x.shape[2], :])
+    winner = _window_argmax(x, ksize, strides, padding)
+    kw = ksize[2]
+    zero = np.zeros((), grad.dtype)
+    # One vectorised pass per filter tap: overlapping windows add up, as they must.
+    return scatter_windows(lambda i, j: np.where(winner == i * kw + j, grad, zero), x.shape,
+                           ksize[1], kw, strides, padding, (1, 1, 1, 1), grad.dtype)
 
 
 def _max_pool_grad_grad(x, y, grad, *, ksize, strides, padding):
     _check_pool_grad(x, y, ksize, strides, padding)
     if grad.shape != x.shape:
         raise ValueError(f"grad has shape {list(grad.shape)}, expected {list(x.shape)}")
-    index, (top, left), padded = _argmax_coordinates(x, ksize, strides, padding)
-    full = np.zeros(padded, grad.dtype)
-    full[:, top:top + x.shape[1], left:left + x.shape[2], :] = grad
-    return full[index]
+    winner = _window_argmax(x, ksize, strides, padding)
+    patches, _ = window_patches(grad, ksize[1], ksize[2], strides, padding)
+    n, oh, ow, kh, kw, c = patches.shape
+    flat = patches.reshape(n, oh, ow, kh * kw, c)
+    return np.take_along_axis(flat, winner[:, :, :, None, :], axis=3)[:, :, :, 0, :]
 
 
 def _window_counts(h, w, ksize, strides, padding, dtype):

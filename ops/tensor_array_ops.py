@@ -100,7 +100,8 @@ def _write_infer(inputs: Any, attrs: dict) -> list:
 
 def _scatter_infer(inputs: Any, attrs: dict) -> list:
     buf, written, _, values = inputs
-    row = TensorShape(None) if values.shape.rank is None else TensorShape(values.shape.as_list()[1:])
+    row = TensorShape(None) if values.shape.rank is None else \
+        TensorShape(values.shape.as_list()[1:])
     shape = _grown(buf.shape, row, attrs["dynamic_size"])
     n = shape.as_list()[0] if shape.rank is not None else None
     return [(buf.dtype, shape), (dtypes.bool_, TensorShape([n])), (dtypes.int32, TensorShape(()))]
@@ -311,7 +312,8 @@ class TensorArray:
             return join_ops.stack([self.read(int(i)) for i in idx])
         indices = convert_to_tensor(indices, dtype=dtypes.int32)
         out = gather(self._flows[0], indices, name=name)
-        return self._shaped(out, indices.shape.as_list() if indices.shape.rank is not None else [None])
+        lead = indices.shape.as_list() if indices.shape.rank is not None else [None]
+        return self._shaped(out, lead)
 
     def unstack(self, value: Any, name: Optional[str] = None) -> "TensorArray":
         """Element i := value[i]."""
@@ -370,7 +372,8 @@ class TensorArray:
 
     def __repr__(self) -> str:
         mode = "eager" if self._eager else "graph"
-        return f"<dg.TensorArray {mode} dtype={self._dtype.name} element_shape={self._element_shape}>"
+        return (f"<dg.TensorArray {mode} dtype={self._dtype.name} "
+                f"element_shape={self._element_shape}>")
 
 
 def _dims(shape: TensorShape) -> list:

@@ -32,7 +32,9 @@ _state = context.state
 
 
 def _empty_stack(dtype: Any, shape: TensorShape) -> np.ndarray:
-    dims = [0] + ([0 if d is None else d for d in shape.as_list()] if shape.rank is not None else [])
+    if shape.rank is None:
+        return np.zeros((0,), dtype.as_numpy_dtype)
+    dims = [0] + [0 if d is None else d for d in shape.as_list()]
     return np.zeros(dims, dtype.as_numpy_dtype)
 
 

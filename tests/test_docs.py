@@ -1,4 +1,5 @@
 """The README's Python examples run, and the demo trains in both modes."""
+import doctest
 import os
 import re
 import runpy
@@ -25,8 +26,14 @@ DOCS = ["README.md"] + [os.path.join("docs", name) for name in
 def test_python_examples_in_docs_run(doc):
     blocks = _python_blocks(os.path.join(ROOT, doc))
     namespace = {}
-    for block in blocks:
-        exec(compile(block, doc, "exec"), namespace)  # noqa: S102 - our own docs
+    for i, block in enumerate(blocks):
+        if block.lstrip().startswith(">>>"):
+            test = doctest.DocTestParser().get_doctest(block, namespace, f"{doc}[{i}]", doc, 0)
+            runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+            runner.run(test)
+            assert runner.failures == 0, f"doctest block {i} of {doc} failed"
+        else:
+            exec(compile(block, doc, "exec"), namespace)  # noqa: S102 - our own docs
 
 
 def test_readme_has_python_examples():

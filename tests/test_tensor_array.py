@@ -32,7 +32,9 @@ def scatter_concat(x):
 
 def dynamic(x):
     ta = dg.TensorArray(dg.float64, size=0, dynamic_size=True)
-    _, ta = dg.while_loop(lambda i, t: i < 4, lambda i, t: (i + 1, t.write(i, x * dg.cast(i, dg.float64) + dg.sin(x))), (0, ta))
+    def body(i, t):
+        return i + 1, t.write(i, x * dg.cast(i, dg.float64) + dg.sin(x))
+    _, ta = dg.while_loop(lambda i, t: i < 4, body, (0, ta))
     return dg.reduce_sum(ta.stack() ** 2)
 
 
