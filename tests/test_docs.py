@@ -30,7 +30,7 @@ def test_python_examples_in_docs_run(doc):
         if block.lstrip().startswith(">>>"):
             test = doctest.DocTestParser().get_doctest(block, namespace, f"{doc}[{i}]", doc, 0)
             runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-            runner.run(test)
+            runner.run(test, clear_globs=False)
             assert runner.failures == 0, f"doctest block {i} of {doc} failed"
         else:
             exec(compile(block, doc, "exec"), namespace)  # noqa: S102 - our own docs
