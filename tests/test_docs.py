@@ -31,6 +31,7 @@ def test_python_examples_in_docs_run(doc):
             test = doctest.DocTestParser().get_doctest(block, namespace, f"{doc}[{i}]", doc, 0)
             runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
             runner.run(test, clear_globs=False)
+            namespace.update(test.globs)  # later blocks build on earlier ones
             assert runner.failures == 0, f"doctest block {i} of {doc} failed"
         else:
             exec(compile(block, doc, "exec"), namespace)  # noqa: S102 - our own docs
