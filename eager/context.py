@@ -25,6 +25,10 @@ class _ContextState(threading.local):
         # Seeded random streams of eager mode, {(op type, dtype, seed, seed2): generator};
         # `dg.random.set_seed` clears them (TF resets its eager kernel cache).
         self.random_streams: dict = {}
+        # Python scalars converted as operands of eager ops, {(value, dtype): tensor}:
+        # eager tensors are immutable, so `x * 0.5` need not convert 0.5 every time.
+        self.scalar_operands: dict = {}
+        self.default_graph: Any = None     # get_default_graph() outside any graph
 
 
 state = _ContextState()

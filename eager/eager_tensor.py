@@ -7,17 +7,18 @@ import numpy as np
 
 from ..framework.dtypes import DType, from_numpy
 from ..framework.tensor import Tensor, call_operator, new_tensor_id
-from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_shape import TensorShape, shape_from_dims
 
 
 class EagerTensor(Tensor):
     """A concrete tensor: `array` is the NumPy value it wraps, never mutated."""
 
-    __slots__ = ("array", "tensor_id", "__weakref__")
+    __slots__ = ("array", "tensor_id", "_shape", "__weakref__")
 
     def __init__(self, array: Any) -> None:
         self.array = array
         self.tensor_id = new_tensor_id()
+        self._shape = None
 
     @property
     def dtype(self) -> DType:
@@ -25,7 +26,10 @@ class EagerTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self.array.shape)
+        shape = self._shape
+        if shape is None:
+            shape = self._shape = shape_from_dims(self.array.shape)
+        return shape
 
     @property
     def ndim(self) -> int:

@@ -2,6 +2,8 @@
 
 This is the eager half of `apply_op` and the hottest path of the library:
 no work beyond the kernel call and the wrapping when no tape is recording.
+`execute_unary` / `execute_binary` are the same path specialised for the
+common one- and two-input ops without attrs.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from . import context
 from .eager_tensor import EagerTensor
 
 _state = context.state
+_NO_ATTRS: dict = {}
+KERNEL_ERRORS = (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError)
 
 
 class EagerResources:
@@ -31,12 +35,59 @@ class EagerResources:
 EAGER_RESOURCES = EagerResources()
 
 
+def kernel_error(op_def: Any, inputs: Sequence[Any], error: Exception) -> InvalidArgumentError:
+    """A NumPy failure inside a kernel, as TF's InvalidArgumentError naming the op."""
+    return InvalidArgumentError(None, None, f"{op_def.type}: {error} (input shapes: "
+                                f"{[tuple(np.shape(t.array)) for t in inputs]}, dtypes: "
+                                f"{[t.dtype.name for t in inputs]})")
+
+
+def dtype_error(op_def: Any, x: EagerTensor) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, op_def.dtype_error(x.dtype))
+
+
+def execute_unary(op_def: Any, x: EagerTensor) -> EagerTensor:
+    """`execute` for a simple one-input op without attrs."""
+    array = x.array
+    kinds = op_def.input_kinds
+    if kinds is not None and array.dtype.kind not in kinds:
+        raise dtype_error(op_def, x)
+    try:
+        out = EagerTensor(op_def.kernel(array))
+    except OpError:
+        raise
+    except KERNEL_ERRORS as error:
+        raise kernel_error(op_def, (x,), error) from None
+    state = _state
+    if state.tapes or state.accumulators:
+        record(op_def, _NO_ATTRS, (x,), (out,))
+    return out
+
+
+def execute_binary(op_def: Any, x: EagerTensor, y: EagerTensor) -> EagerTensor:
+    """`execute` for a simple two-input op without attrs."""
+    a = x.array
+    kinds = op_def.input_kinds
+    if kinds is not None and a.dtype.kind not in kinds:
+        raise dtype_error(op_def, x)
+    try:
+        out = EagerTensor(op_def.kernel(a, y.array))
+    except OpError:
+        raise
+    except KERNEL_ERRORS as error:
+        raise kernel_error(op_def, (x, y), error) from None
+    state = _state
+    if state.tapes or state.accumulators:
+        record(op_def, _NO_ATTRS, (x, y), (out,))
+    return out
+
+
 def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     """Runs `op_def` on eager `inputs`; returns an EagerTensor, a list, or None."""
     arrays = [t.array for t in inputs]
     kinds = op_def.input_kinds
     if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
-        raise InvalidArgumentError(None, None, op_def.dtype_error(inputs[0].dtype))
+        raise dtype_error(op_def, inputs[0])
     try:
         if op_def.stateful:
             result = op_def.kernel(EAGER_RESOURCES, *arrays, **attrs)
@@ -46,10 +97,8 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
             result = op_def.kernel(*arrays)
     except OpError:
         raise
-    except (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError) as e:
-        raise InvalidArgumentError(None, None, f"{op_def.type}: {e} (input shapes: "
-                                   f"{[np.shape(a) for a in arrays]}, dtypes: "
-                                   f"{[t.dtype.name for t in inputs]})") from None
+    except KERNEL_ERRORS as error:
+        raise kernel_error(op_def, inputs, error) from None
     n = op_def.num_outputs
     if n == 1:
         out = EagerTensor(result)

@@ -13,12 +13,15 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..grad_registry.aggregation import aggregate, zeros_for
+from ..framework.registry import gradient_functions
 from ..grad_registry.registry import accepts_none, get_gradient_function
+from .eager_tensor import EagerTensor
 from ..ops import array_ops
 
 # Sum a tensor's pending gradients early once this many, this large, pile up.
 MIN_AGGREGATE_COUNT = 4
 MIN_AGGREGATE_BYTES = 128 * 1024 * 1024
+_MISSING = object()
 
 
 def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: Sequence[int]):
@@ -48,9 +51,9 @@ def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: S
         for tid in entry.input_ids:
             if tid in influenced:
                 usage[tid] = usage.get(tid, 0) + 1
-    missing: Dict[int, int] = {}
+    missing: Dict[Any, int] = {}
     for entry in relevant:
-        missing[id(entry)] = sum(1 for tid in entry.output_ids if usage.get(tid, 0) > 0)
+        missing[entry] = sum(1 for tid in entry.output_ids if usage.get(tid, 0) > 0)
     return relevant, influenced, usage, missing
 
 
@@ -73,55 +76,66 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
         if seed is None:
             seed = array_ops.ones_like(target)
         grads.setdefault(tid, []).append(seed)
-    relevant_ids = {id(e) for e in relevant}
     entry_of = {}
     for entry in relevant:
         for tid in entry.output_ids:
             entry_of[tid] = entry
-    ready = [e for e in relevant if missing[id(e)] == 0]
+    ready = [e for e in relevant if missing[e] == 0]
     ready.sort(key=_seq)
     zeros_cache: Dict[Any, Any] = {}
     pending_bytes: Dict[int, int] = {}
+    functions = gradient_functions
     while ready:
         entry = ready.pop()
-        out_grads = []
-        any_grad = False
-        for tid in entry.output_ids:
+        out_ids = entry.output_ids
+        if len(out_ids) == 1:
+            tid = out_ids[0]
             parts = grads.get(tid) if tid in sources else grads.pop(tid, None)
-            if parts:
-                any_grad = True
-                out_grads.append(parts[0] if len(parts) == 1 else aggregate(parts))
-            else:
-                out_grads.append(None)
-        if any_grad:
-            grad_fn = get_gradient_function(entry)
-            in_grads = _call(entry, grad_fn, out_grads, zeros_cache) if grad_fn else None
+            out_grads = None if not parts else [parts[0] if len(parts) == 1 else aggregate(parts)]
         else:
-            in_grads = None
+            out_grads = []
+            for tid in out_ids:
+                parts = grads.get(tid) if tid in sources else grads.pop(tid, None)
+                out_grads.append(None if not parts else
+                                 parts[0] if len(parts) == 1 else aggregate(parts))
+            if all(g is None for g in out_grads):
+                out_grads = None
+        in_grads = None
+        if out_grads is not None:
+            grad_fn = functions.get(entry.gradient_name, _MISSING)
+            if grad_fn is _MISSING:
+                get_gradient_function(entry)  # raises the LookupError naming the op
+            if grad_fn is not None:
+                in_grads = _call(entry, grad_fn, out_grads, zeros_cache)
         for i, tid in enumerate(entry.input_ids):
             if tid not in influenced:
                 continue
             if in_grads is not None:
                 grad = in_grads[i]
                 if grad is not None:
-                    parts = grads.setdefault(tid, [])
-                    parts.append(grad)
-                    # a running total: summing every part on each append is quadratic
-                    size = pending_bytes[tid] = pending_bytes.get(tid, 0) + _nbytes((grad,))
-                    if len(parts) >= MIN_AGGREGATE_COUNT and size >= MIN_AGGREGATE_BYTES:
-                        grads[tid] = [aggregate(parts)]
-                        pending_bytes[tid] = _nbytes(grads[tid])
+                    parts = grads.get(tid)
+                    if parts is None:
+                        grads[tid] = [grad]
+                    else:
+                        parts.append(grad)
+                        if len(parts) >= MIN_AGGREGATE_COUNT:
+                            # a running total: summing every part on each append is quadratic
+                            size = pending_bytes.get(tid) or _nbytes(parts[:-1])
+                            size = pending_bytes[tid] = size + _nbytes((grad,))
+                            if size >= MIN_AGGREGATE_BYTES:
+                                grads[tid] = [aggregate(parts)]
+                                pending_bytes[tid] = _nbytes(grads[tid])
             count = usage[tid] - 1
             usage[tid] = count
             if count == 0:
                 producer = entry_of.get(tid)
-                if producer is not None and id(producer) in relevant_ids:
-                    left = missing[id(producer)] - 1
-                    missing[id(producer)] = left
+                if producer is not None:
+                    left = missing[producer] - 1
+                    missing[producer] = left
                     if left == 0:
                         ready.append(producer)
         if release:
-            for tid in entry.output_ids:
+            for tid in out_ids:
                 producers.pop(tid, None)
     result = []
     for sid in source_ids:
@@ -130,31 +144,36 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
     return result
 
 
-def _call(entry: Any, grad_fn: Any, out_grads: list, zeros_cache: dict) -> list:
+def _call(entry: Any, grad_fn: Any, out_grads: list, zeros_cache: dict) -> Any:
     """Zeros for absent output gradients, then the gradient function, checked."""
-    if any(g is None for g in out_grads):
-        none_ok = accepts_none(entry)
+    if len(out_grads) > 1:
+        none_ok = None
         for i, g in enumerate(out_grads):
-            if g is None and i not in none_ok:
+            if g is None:
+                if none_ok is None:
+                    none_ok = accepts_none(entry)
                 out = entry.outputs[i]
-                if out.dtype.is_differentiable:
+                if i not in none_ok and out.dtype.is_differentiable:
                     key = (out.shape, out.dtype)
                     zero = zeros_cache.get(key)
                     if zero is None:
                         zero = zeros_cache[key] = zeros_for(out)
                     out_grads[i] = zero
     in_grads = grad_fn(entry, *out_grads)
-    if not isinstance(in_grads, (list, tuple)):
+    n = len(entry.input_ids)
+    if type(in_grads) is not tuple and type(in_grads) is not list:
+        if n == 1:
+            return (in_grads,)
         in_grads = (in_grads,)
-    if len(in_grads) != len(entry.input_ids):
+    if len(in_grads) != n:
         raise ValueError(f"Num gradients {len(in_grads)} generated for op {entry.type} do not "
-                         f"match num inputs {len(entry.input_ids)}")
+                         f"match num inputs {n}")
     return in_grads
 
 
-def _nbytes(parts: list) -> int:
+def _nbytes(parts: Sequence[Any]) -> int:
     total = 0
     for g in parts:
-        array = getattr(g, "array", None)
-        total += array.nbytes if array is not None else 0
+        if type(g) is EagerTensor:
+            total += g.array.nbytes
     return total

@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List, Optional, Sequence, Set
 
-from ..framework.tensor_spec import TensorSpec
+from ..framework.tensor_spec import spec_of
+from .eager_tensor import EagerTensor
 
 _NO_SKIP: frozenset = frozenset()
 # Entry order across all tapes: entries copied between tapes (hessian) stay in
@@ -53,12 +54,25 @@ class TapeEntry:
 
 
 def _spec(tensor: Any) -> Any:
-    """Shape and dtype only; a graph tensor (a tape inside a graph) whose static shape is
-    not fully known is kept itself, so that a gradient can still ask for its dynamic shape
-    (keeping a symbolic tensor holds no value alive)."""
-    if not tensor.shape.is_fully_defined():
-        return tensor
-    return TensorSpec(tensor.shape, tensor.dtype)
+    """Shape and dtype only; a graph tensor (a tape inside a graph) is kept itself, so
+    that a gradient can still ask for its dynamic shape (it holds no value alive)."""
+    if type(tensor) is EagerTensor:
+        return spec_of(tensor.shape, tensor.dtype)
+    return tensor
+
+
+def _kept(tensors: Sequence[Any], keep: Any) -> tuple:
+    """`tensors` with those not in `keep` (None: all kept) reduced to their specs."""
+    if keep is None:
+        return tuple(tensors)
+    if not keep:
+        return tuple([_spec(t) for t in tensors])
+    return tuple([t if i in keep else _spec(t) for i, t in enumerate(tensors)])
+
+
+def _is_differentiable(tensor: Any) -> bool:
+    kind = tensor.array.dtype.kind if type(tensor) is EagerTensor else tensor.dtype.kind
+    return kind == "f" or kind == "c"
 
 
 class Tape:
@@ -93,33 +107,29 @@ class Tape:
         watched = self.watched
         if input_ids is None:
             input_ids = tuple([t.tensor_id for t in inputs])
-        skip = [i for i, tid in enumerate(input_ids) if tid not in watched]
-        if len(skip) == len(input_ids):
-            return
-        needed_inputs = op_def.grad_inputs
-        if type(needed_inputs) is dict:
-            keep = set()
-            for i, reads in needed_inputs.items():
+        if len(input_ids) == 1:
+            if input_ids[0] not in watched:
+                return
+            skip = _NO_SKIP
+        else:
+            missing = [i for i, tid in enumerate(input_ids) if tid not in watched]
+            if len(missing) == len(input_ids):
+                return
+            skip = frozenset(missing) if missing else _NO_SKIP
+        keep = op_def.grad_inputs
+        if type(keep) is dict:  # what is read depends on which inputs need gradients
+            needed = set()
+            for i, reads in keep.items():
                 if i not in skip:
-                    keep.update(reads)
-            kept_inputs = tuple(t if i in keep else _spec(t) for i, t in enumerate(inputs))
-        elif needed_inputs is None:
-            kept_inputs = tuple(inputs)
-        else:
-            kept_inputs = tuple(t if i in needed_inputs else _spec(t)
-                                for i, t in enumerate(inputs))
-        needed_outputs = op_def.grad_outputs
-        if needed_outputs is None:
-            kept_outputs = tuple(outputs)
-        else:
-            kept_outputs = tuple(t if i in needed_outputs else _spec(t)
-                                 for i, t in enumerate(outputs))
-        output_ids = tuple([t.tensor_id for t in outputs])
-        entry = TapeEntry(op_def, gradient_name, attrs, input_ids, output_ids, kept_inputs,
-                          kept_outputs, frozenset(skip) if skip else _NO_SKIP, _next_seq())
+                    needed.update(reads)
+            keep = needed
+        entry = TapeEntry(op_def, gradient_name, attrs, input_ids,
+                          tuple([t.tensor_id for t in outputs]), _kept(inputs, keep),
+                          _kept(outputs, op_def.grad_outputs), skip, _next_seq())
         producers = self.producers
-        for t, tid in zip(outputs, output_ids):
-            if t.dtype.is_differentiable:
+        for t in outputs:
+            if _is_differentiable(t):
+                tid = t.tensor_id
                 producers[tid] = entry
                 watched.add(tid)
 

@@ -27,7 +27,7 @@ class OpDef:
     """
 
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
-                 "grad_outputs", "stateful", "attr_defaults", "input_kinds")
+                 "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -48,6 +48,8 @@ class OpDef:
         self.attr_defaults = attr_defaults or {}
         # NumPy dtype kinds ('f', 'c', 'i', 'u', 'b') the first input may have.
         self.input_kinds = input_kinds
+        # One output, no resource store: eligible for the eager fast paths.
+        self.simple = num_outputs == 1 and not stateful
 
     def dtype_error(self, dtype: Any) -> str:
         """The message for a first input of a dtype this op does not accept."""

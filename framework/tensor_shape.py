@@ -128,6 +128,16 @@ class TensorShape:
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
 
 
+_new_shape = object.__new__
+
+
+def shape_from_dims(dims: tuple) -> TensorShape:
+    """A TensorShape from a tuple of ints/None known to be valid (no checks: hot path)."""
+    shape = _new_shape(TensorShape)
+    shape._dims = dims
+    return shape
+
+
 def _as_dim(d: Any) -> Optional[int]:
     if d is None:
         return None

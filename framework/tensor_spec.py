@@ -7,6 +7,9 @@ from . import dtypes as dtypes_lib
 from .tensor_shape import TensorShape, as_shape
 
 
+_new_spec = object.__new__
+
+
 class TensorSpec:
     """Describes a tensor (shape, dtype, name); used for signatures and by tapes
     to remember the shape of an input whose value the gradient does not read."""
@@ -43,3 +46,12 @@ class TensorSpec:
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self._shape}, dtype={self.dtype!r}, name={self.name!r})"
+
+
+def spec_of(shape: TensorShape, dtype: dtypes_lib.DType) -> TensorSpec:
+    """A TensorSpec from an existing TensorShape and DType (no conversion: hot path)."""
+    spec = _new_spec(TensorSpec)
+    spec._shape = shape
+    spec.dtype = dtype
+    spec.name = None
+    return spec

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ..ops import math_ops
 from ..ops.math_ops import (ABS, ADD, CAST, COS, EXP, LOG, LOG1P, MAXIMUM, MINIMUM, MUL, NEG,
-                            POW, REAL_DIV, RSQRT, SIGMOID, SIGN, SIN, SQRT, SQUARE, SUB, TANH,
+                            POW, REAL_DIV, RSQRT, SIGMOID, SIGMOID_GRAD, SIGN, SIN, SQRT, SQUARE,
+                            SUB, TANH, TANH_GRAD,
                             FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER,
                             GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT)
 from ..ops import array_ops, complex_ops, special_math_ops
@@ -71,9 +72,15 @@ def _cos_grad(op, grad):
 
 @RegisterGradient(TANH.type)
 def _tanh_grad(op, grad):
-    """grad * (1 - y**2), y = tanh(x)."""
-    y = _conj(op.outputs[0])
-    return grad * (1 - y * y)
+    """grad * (1 - y**2), y = tanh(x), as one TanhGrad op."""
+    return math_ops.tanh_grad(_conj(op.outputs[0]), grad)
+
+
+@RegisterGradient(TANH_GRAD.type)
+def _tanh_grad_grad(op, grad):
+    """For z = dy (1 - y**2): dz/dy = -2 y dy, dz/d(dy) = 1 - y**2."""
+    y, dy = _conj(op.inputs[0]), _conj(op.inputs[1])
+    return grad * (-2.0 * y * dy), math_ops.tanh_grad(y, grad)
 
 
 @RegisterGradient(EXP.type)
@@ -127,9 +134,15 @@ def _abs_grad(op, grad):
 
 @RegisterGradient(SIGMOID.type)
 def _sigmoid_grad(op, grad):
-    """grad * y * (1 - y), y = sigmoid(x)."""
-    y = _conj(op.outputs[0])
-    return grad * (y * (1 - y))
+    """grad * y * (1 - y), y = sigmoid(x), as one SigmoidGrad op."""
+    return math_ops.sigmoid_grad(_conj(op.outputs[0]), grad)
+
+
+@RegisterGradient(SIGMOID_GRAD.type)
+def _sigmoid_grad_grad(op, grad):
+    """For z = dy y (1 - y): dz/dy = dy (1 - 2 y), dz/d(dy) = y (1 - y)."""
+    y, dy = _conj(op.inputs[0]), _conj(op.inputs[1])
+    return grad * dy * (1 - 2.0 * y), math_ops.sigmoid_grad(y, grad)
 
 
 @RegisterGradient(POW.type)

@@ -9,6 +9,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import OpDef
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
+from ..eager.execute import execute_binary, execute_unary
 from .dispatch import apply_op
 
 _state = context.state
@@ -39,8 +40,24 @@ def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
     return x, y
 
 
+MAX_CACHED_OPERANDS = 4096
+
+
 def _operand(value: Any, dtype: Any) -> Tensor:
-    """A non-tensor operand in the other operand's dtype (TypeError if lossy, as TF)."""
+    """A non-tensor operand in the other operand's dtype (TypeError if lossy, as TF).
+
+    Eager Python scalars are converted once per (value, dtype) and thread."""
+    kind = type(value)
+    # (0.0 and -0.0 are equal keys but different operands: those are not cached.)
+    if (kind is int or kind is float and value) and _state.graph is None:
+        cache = _state.scalar_operands
+        key = (value, dtype)
+        tensor = cache.get(key)
+        if tensor is None:
+            tensor = convert_to_tensor(value, dtype=dtype)
+            if len(cache) < MAX_CACHED_OPERANDS:
+                cache[key] = tensor
+        return tensor
     if hasattr(value, "__dg_tensor__"):
         return convert_to_tensor(value)
     return convert_to_tensor(value, dtype=dtype)
@@ -48,9 +65,18 @@ def _operand(value: Any, dtype: Any) -> Tensor:
 
 def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
     """A binary elementwise op; the eager fast path skips all conversion work."""
-    if type(x) is EagerTensor and type(y) is EagerTensor and _state.graph is None \
-            and x.array.dtype == y.array.dtype:
-        return apply_op(op_def, (x, y))
+    if _state.graph is None and op_def.simple:
+        tx, ty = type(x), type(y)
+        if tx is EagerTensor:
+            if ty is not EagerTensor and (ty is float or ty is int):
+                y = _operand(y, x.dtype)
+                ty = EagerTensor
+            if ty is EagerTensor and x.array.dtype == y.array.dtype:
+                return execute_binary(op_def, x, y)
+        elif ty is EagerTensor and (tx is float or tx is int):
+            x = _operand(x, y.dtype)
+            if x.array.dtype == y.array.dtype:
+                return execute_binary(op_def, x, y)
     x, y = binary_operands(op_def.type, x, y)
     return apply_op(op_def, (x, y), name=name)
 
@@ -59,6 +85,8 @@ def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Option
     """A one-input op; converts non-tensors first."""
     if type(x) is not EagerTensor:
         x = convert_to_tensor(x)
+    elif not attrs and op_def.simple and _state.graph is None:
+        return execute_unary(op_def, x)
     if attrs:
         return apply_op(op_def, (x,), attrs, name)
     return apply_op(op_def, (x,), name=name)

@@ -74,3 +74,11 @@ ROWS = [
     OpSpec("floordiv", dg.floordiv, np.floor_divide, inputs(normal(4), positive(4)), order=0),
     OpSpec("mod", dg.mod, np.mod, inputs(normal(4), positive(4)), order=0),
 ]
+
+# TensorFlow's fused gradient ops (what the tanh/sigmoid gradients build).
+ROWS += [
+    OpSpec("tanh_grad", dg.math.tanh_grad, lambda y, dy: dy * (1 - y * y),
+           inputs(normal(3, 2), normal(3, 2))),
+    OpSpec("sigmoid_grad", dg.math.sigmoid_grad, lambda y, dy: dy * y * (1 - y),
+           inputs(normal(4), normal(4))),
+]
