@@ -29,6 +29,7 @@ from .grad_registry import (creation_grad, manip_grad, scatter_grad,  # noqa: F4
                             slicing_grad, sort_grad)
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.gradients_impl import gradients, hessian_vector_product, hessians
+from .ops.pfor import vectorized_map
 from .grad_registry.registry import (NoGradient, NotDifferentiable, RegisterGradient,
                                      get_gradient_function)
 from .grad_registry.unconnected import UnconnectedGradients

@@ -15,6 +15,7 @@ from ..ops import array_ops, join_ops
 from ..ops.constant_op import convert_to_tensor
 from . import context
 from .imperative_grad import imperative_grad
+from .jacobians import column_seeds, one_hot_seeds, vectorized_backward
 from .tape import Tape
 
 _state = context.state
@@ -180,7 +181,11 @@ class GradientTape:
                  unconnected_gradients: Any = UnconnectedGradients.NONE,
                  parallel_iterations: Optional[int] = None,
                  experimental_use_pfor: bool = True) -> Any:
-        """d target[i...] / d source[j...], shaped target.shape + source.shape."""
+        """d target[i...] / d source[j...], shaped target.shape + source.shape.
+
+        With `experimental_use_pfor` (the default) the backward pass runs once,
+        vectorized over all one-hot output gradients; otherwise once per element.
+        """
         tape = self._check_usable("jacobian")
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
@@ -188,34 +193,28 @@ class GradientTape:
         n = target.shape.num_elements()
         if n is None:
             raise ValueError(f"jacobian needs a statically known target shape, got {target.shape}")
-        rows: List[List[Any]] = [[] for _ in flat_sources]
+        source_ids = [_source_id(s) for s in flat_sources]
         was = self._recording
         if was:
             self._pop()
         try:
-            for j in range(n):
-                seed = _one_hot_like(target, j)
-                grads = imperative_grad(tape.producers, [target], [target.tensor_id],
-                                        [_source_id(s) for s in flat_sources], [seed],
-                                        release=False)
-                for k, (source, g) in enumerate(zip(flat_sources, grads)):
-                    if isinstance(g, IndexedSlices):
-                        g = convert_to_tensor(g)
-                    rows[k].append(g)
+            if experimental_use_pfor and n > 0:
+                stacked = vectorized_backward(tape.producers, target, source_ids,
+                                              one_hot_seeds(target), n)
+            else:
+                stacked = _jacobian_loop(tape, target, flat_sources, source_ids, n)
         finally:
             if was:
                 self._push()
         self._finish()
         result = []
-        for source, parts in zip(flat_sources, rows):
-            if all(p is None for p in parts):
+        for source, rows in zip(flat_sources, stacked):
+            if rows is None:
                 result.append(_zeros_jacobian(target, source) if unconnected is
                               UnconnectedGradients.ZERO else None)
                 continue
-            parts = [p if p is not None else _zeros_like_source(source) for p in parts]
-            stacked = join_ops.stack(parts) if parts else _zeros_jacobian(target, source)
             shape = target.shape.as_list() + list(_source_shape(source))
-            result.append(array_ops.reshape(stacked, shape))
+            result.append(array_ops.reshape(rows, shape))
         return nest.pack_sequence_as(sources, result)
 
     def batch_jacobian(self, target: Any, source: Any,
@@ -235,27 +234,30 @@ class GradientTape:
         inner = 1
         for d in tshape[1:]:
             inner *= d
-        parts = []
         was = self._recording
         if was:
             self._pop()
         try:
-            for j in range(inner):
-                seed = _column_seed(target, batch, inner, j)
-                (g,) = imperative_grad(tape.producers, [target], [target.tensor_id],
-                                       [_source_id(source)], [seed], release=False)
-                parts.append(g)
+            if experimental_use_pfor and batch is not None and inner > 0 and \
+                    None not in sshape:
+                (rows,) = vectorized_backward(tape.producers, target, [_source_id(source)],
+                                              column_seeds(target, batch, inner), inner)
+                if rows is not None:
+                    rank = len(sshape) + 1
+                    rows = array_ops.transpose(rows, [1, 0] + list(range(2, rank)))
+                parts = None if rows is None else [rows]
+            else:
+                parts = _batch_jacobian_loop(tape, target, source, batch, inner)
         finally:
             if was:
                 self._push()
         self._finish()
-        if all(p is None for p in parts):
+        if parts is None:
             if unconnected is UnconnectedGradients.ZERO:
                 return array_ops.zeros(tshape + sshape[1:], target.dtype)
             return None
-        parts = [p if p is not None else _zeros_like_source(source) for p in parts]
-        stacked = join_ops.stack(parts, axis=1)  # [batch, inner, source inner...]
-        return array_ops.reshape(stacked, tshape + sshape[1:])
+        stacked = parts[0] if len(parts) == 1 else join_ops.stack(parts, axis=1)
+        return array_ops.reshape(stacked, tshape + sshape[1:])  # [batch, inner, ...] before
 
     def hessian(self, target: Any, sources: Any) -> Any:
         """Hessian blocks of a scalar target, each shaped source.shape + source.shape.
@@ -289,6 +291,39 @@ class GradientTape:
             if was:
                 self._push()
         return nest.pack_sequence_as(sources, result)
+
+
+def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list,
+                   n: int) -> list:
+    """The unvectorized Jacobian: one backward pass per target element, rows stacked."""
+    rows: List[List[Any]] = [[] for _ in flat_sources]
+    for j in range(n):
+        grads = imperative_grad(tape.producers, [target], [target.tensor_id], source_ids,
+                                [_one_hot_like(target, j)], release=False)
+        for k, g in enumerate(grads):
+            rows[k].append(convert_to_tensor(g) if isinstance(g, IndexedSlices) else g)
+    stacked: List[Optional[Any]] = []
+    for source, parts in zip(flat_sources, rows):
+        if all(p is None for p in parts):
+            stacked.append(None)
+            continue
+        parts = [p if p is not None else _zeros_like_source(source) for p in parts]
+        stacked.append(join_ops.stack(parts))
+    return stacked
+
+
+def _batch_jacobian_loop(tape: Tape, target: Any, source: Any, batch: int,
+                         inner: int) -> Optional[list]:
+    """Per-example Jacobian columns, one backward pass each (None: unconnected)."""
+    parts = []
+    for j in range(inner):
+        seed = _column_seed(target, batch, inner, j)
+        (g,) = imperative_grad(tape.producers, [target], [target.tensor_id],
+                               [_source_id(source)], [seed], release=False)
+        parts.append(convert_to_tensor(g) if isinstance(g, IndexedSlices) else g)
+    if all(p is None for p in parts):
+        return None
+    return [p if p is not None else _zeros_like_source(source) for p in parts]
 
 
 def _source_shape(source: Any) -> tuple:

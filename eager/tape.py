@@ -123,8 +123,22 @@ class Tape:
                 if i not in skip:
                     needed.update(reads)
             keep = needed
+        if keep is None:
+            kept_inputs = tuple(inputs)
+        else:
+            kept_inputs = tuple([t if i in keep else _spec(t) for i, t in enumerate(inputs)])
+        if len(outputs) == 1:  # the common case, without loops
+            out = outputs[0]
+            tid = out.tensor_id
+            kept_outputs = (out,) if op_def.grad_outputs != () else (_spec(out),)
+            entry = TapeEntry(op_def, gradient_name, attrs, input_ids, (tid,), kept_inputs,
+                              kept_outputs, skip, _next_seq())
+            if _is_differentiable(out):
+                self.producers[tid] = entry
+                watched.add(tid)
+            return
         entry = TapeEntry(op_def, gradient_name, attrs, input_ids,
-                          tuple([t.tensor_id for t in outputs]), _kept(inputs, keep),
+                          tuple([t.tensor_id for t in outputs]), kept_inputs,
                           _kept(outputs, op_def.grad_outputs), skip, _next_seq())
         producers = self.producers
         for t in outputs:

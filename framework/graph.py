@@ -21,6 +21,7 @@ from .tensor import Tensor, new_tensor_id
 from .tensor_shape import TensorShape, as_shape
 
 _NO_ATTRS: Dict[str, Any] = {}
+NO_SKIP: frozenset = frozenset()
 
 
 class SymbolicTensor(Tensor):
@@ -108,6 +109,7 @@ class Operation:
 
     __slots__ = ("graph", "op_def", "name", "inputs", "outputs", "control_inputs",
                  "attrs", "id", "device", "gradient_override", "_control_outputs",
+                 "skip_input_indices",
                  "__weakref__")
 
     def __init__(self, graph: "Graph", op_def: OpDef, name: str, inputs: tuple,
@@ -123,6 +125,8 @@ class Operation:
         self.gradient_override: Optional[str] = None
         self.outputs: tuple = ()
         self._control_outputs: List[Operation] = []
+        # Set by dg.gradients while this op's gradient function runs.
+        self.skip_input_indices = NO_SKIP
 
     @property
     def type(self) -> str:
@@ -133,7 +137,6 @@ class Operation:
         """The registry name of this op's gradient: an override, or its type."""
         return self.gradient_override or self.op_def.type
 
-    skip_input_indices: frozenset = frozenset()
 
     @property
     def node_def(self) -> str:
@@ -211,7 +214,13 @@ class Graph:
         """Adds an op of declaration `op_def`; infers its outputs' dtypes and shapes."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        inputs = tuple(self.capture_input(t, op_def) for t in inputs)
+        checked = []
+        for t in inputs:
+            if type(t) is SymbolicTensor and t.op.graph is self:
+                checked.append(t)
+            else:
+                checked.append(self.capture_input(t, op_def))
+        inputs = tuple(checked)
         attrs = attrs if attrs else _NO_ATTRS
         thread = self._thread
         base = name or op_def.type
@@ -235,7 +244,11 @@ class Graph:
         with self._lock:
             full_name = self.unique_name(base)
             op = Operation(self, op_def, full_name, inputs, attrs, control_inputs, next(self._ids))
-            op.outputs = tuple(SymbolicTensor(op, i, d, s) for i, (d, s) in enumerate(specs))
+            if len(specs) == 1:
+                dtype, shape = specs[0]
+                op.outputs = (SymbolicTensor(op, 0, dtype, shape),)
+            else:
+                op.outputs = tuple([SymbolicTensor(op, i, d, s) for i, (d, s) in enumerate(specs)])
             self._operations.append(op)
             self._by_name[full_name] = op
             self.version += 1
@@ -263,8 +276,11 @@ class Graph:
 
     def capture_foreign(self, value: Any) -> SymbolicTensor:
         """An eager tensor used in a plain graph becomes a constant, as in TF."""
-        from ..ops.constant_op import constant_in_graph
-        return constant_in_graph(self, value)
+        array = getattr(value, "array", None)
+        if array is None:
+            raise TypeError(f"Cannot use {value!r} as an input of a graph op: convert it "
+                            "to a tensor first.")
+        return self.create_op(op_defs.lookup("Const"), (), {"value": array}, "Const").outputs[0]
 
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
         """`name` under the current name scope, suffixed `_1`, `_2`... when taken."""
@@ -286,23 +302,9 @@ class Graph:
             return candidate
         return name
 
-    @contextlib.contextmanager
-    def name_scope(self, name: Optional[str]) -> Iterator[str]:
+    def name_scope(self, name: Optional[str]) -> "NameScope":
         """Nested scope for op names; a name ending in '/' is used as is."""
-        thread = self._thread
-        old = thread.name_scope
-        if name is None or name == "":
-            new = ""
-        elif name.endswith("/"):
-            new = name[:-1]
-        else:
-            with self._lock:
-                new = self.unique_name(name)
-        thread.name_scope = new
-        try:
-            yield (new + "/") if new else ""
-        finally:
-            thread.name_scope = old
+        return NameScope(self, name)
 
     def get_name_scope(self) -> str:
         return self._thread.name_scope
@@ -401,6 +403,36 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<dg.Graph with {len(self._operations)} ops>"
+
+
+class NameScope:
+    """The context manager of `Graph.name_scope` (a class: it is on the path of every
+    gradient function call, where a generator-based one costs several times more)."""
+
+    __slots__ = ("_graph", "_name", "_saved")
+
+    def __init__(self, graph: Graph, name: Optional[str]) -> None:
+        self._graph = graph
+        self._name = name
+        self._saved = ""
+
+    def __enter__(self) -> str:
+        graph = self._graph
+        thread = graph._thread
+        self._saved = thread.name_scope
+        name = self._name
+        if not name:
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            with graph._lock:
+                new = graph.unique_name(name)
+        thread.name_scope = new
+        return (new + "/") if new else ""
+
+    def __exit__(self, *exc: Any) -> None:
+        self._graph._thread.name_scope = self._saved
 
 
 def validate_override_map(op_type_map: Dict[str, str]) -> None:

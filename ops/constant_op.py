@@ -102,12 +102,6 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     return apply_op(CONST, (), {"value": array}, name)
 
 
-def constant_in_graph(graph: Graph, value: Any) -> SymbolicTensor:
-    """An eager tensor or value used while building `graph`, as a Const op."""
-    array = to_numpy(value)
-    return graph.create_op(CONST, (), {"value": array}, "Const").outputs[0]
-
-
 def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
                       preferred_dtype: Any = None, dtype_hint: Any = None) -> Tensor:
     """`value` as a tensor of the current mode; a tensor of another dtype is a TypeError."""

@@ -8,6 +8,7 @@ from ..grad_registry.unconnected import UnconnectedGradients
 from . import array_ops, join_ops, math_ops
 from .gradients_util import as_list, gradients_helper
 from .indexed_slices_ops import gather
+from .pfor import Converter, OneHot, finish
 from .tensor_array_ops import TensorArray
 from .while_loop_ops import while_loop
 
@@ -77,9 +78,32 @@ def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_o
                 result.append(array_ops.zeros(x.shape.as_list() * 2, x.dtype))
                 continue
             flat = array_ops.reshape(grad, [-1])
-            rows = _rows_unrolled if n <= UNROLL_MAX else _rows_loop
-            result.append(array_ops.reshape(rows(flat, x, n, kwargs), x.shape.as_list() * 2))
+            if USE_PFOR:
+                rows = _rows_vectorized(flat, x, n, kwargs)
+            else:
+                rows = (_rows_unrolled if n <= UNROLL_MAX else _rows_loop)(flat, x, n, kwargs)
+            result.append(array_ops.reshape(rows, x.shape.as_list() * 2))
     return result
+
+
+# The rows of a Hessian come from one backward pass vectorized over all one-hot
+# output gradients (pfor); False builds them one backward pass per row.
+USE_PFOR = True
+
+
+def _rows_vectorized(flat: Any, x: Any, n: int, kwargs: dict) -> Any:
+    """All rows d flat[j] / dx at once: the backward pass of `flat` with a
+    stand-in output gradient, converted by pfor for the n one-hot seeds."""
+    graph = _state.graph
+    ops = graph.get_operations()
+    mark = ops[-1].id if ops else 0
+    seed = array_ops.zeros_like(flat)  # stands for the seeds; not run after conversion
+    (row,) = gradients(flat, x, grad_ys=seed, unconnected_gradients=UnconnectedGradients.ZERO,
+                       **kwargs)
+    converter = Converter(graph, mark, n, rerun=False)
+    converter.bind(seed, OneHot(n, [n], flat.dtype))
+    ((value, is_batched),) = converter.convert([row])
+    return finish(value, is_batched, n)
 
 
 # Up to this many elements the rows are built one by one (fastest to run); above,

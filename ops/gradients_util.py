@@ -14,7 +14,8 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 
 from ..eager import context
 from ..framework import dtypes
-from ..framework.graph import Operation, SymbolicTensor
+from ..framework.gc_pause import paused_gc
+from ..framework.graph import NO_SKIP, Operation, SymbolicTensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.aggregation import aggregate, check_aggregation_method
@@ -26,10 +27,14 @@ from .constant_op import convert_to_tensor
 _state = context.state
 
 
+_BACKPROP_DTYPES = frozenset([dtypes.resource, dtypes.variant])
+
+
 def is_backpropagatable(tensor: Any) -> bool:
     """Float, complex and resource tensors carry gradients; integers never do."""
     dtype = tensor.dtype
-    return dtype.is_differentiable or dtype is dtypes.resource or dtype is dtypes.variant
+    kind = dtype.kind
+    return kind == "f" or kind == "c" or dtype in _BACKPROP_DTYPES
 
 
 def as_list(value: Any) -> list:
@@ -181,9 +186,11 @@ def _aggregated_grads(grads, op, method) -> list:
     op_grads = grads.get(op)
     if op_grads is None:
         op_grads = grads[op] = [[] for _ in op.outputs]
-    graph = op.graph
     for i, parts in enumerate(op_grads):
-        if not isinstance(parts, list):
+        if type(parts) is not list:
+            continue
+        if len(parts) == 1:
+            op_grads[i] = parts[0]
             continue
         parts = [g for g in parts if g is not None]
         if not parts:
@@ -191,7 +198,7 @@ def _aggregated_grads(grads, op, method) -> list:
         elif len(parts) == 1:
             op_grads[i] = parts[0]
         else:
-            with graph.name_scope(op.name + "_gradient_sum"):
+            with op.graph.name_scope(op.name + "_gradient_sum"):
                 op_grads[i] = aggregate(parts, method)
     return op_grads
 
@@ -207,6 +214,13 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
                      stop_gradients: Any = None,
                      unconnected_gradients: Any = UnconnectedGradients.NONE) -> list:
     """The body of `dg.gradients` (graph mode only)."""
+    with paused_gc():
+        return _gradients(ys, xs, grad_ys, name, gate_gradients, aggregation_method,
+                          stop_gradients, unconnected_gradients)
+
+
+def _gradients(ys, xs, grad_ys, name, gate_gradients, aggregation_method, stop_gradients,
+               unconnected_gradients) -> list:
     graph = _state.graph
     if graph is None:
         raise RuntimeError("dg.gradients is not supported when eager execution is enabled. "
@@ -246,13 +260,16 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
         while queue:
             op = queue.popleft()
             out_grads = _aggregated_grads(grads, op, method)
-            has_grads = any(g is not None for g in out_grads)
+            has_grads = len(out_grads) == 1 and out_grads[0] is not None or \
+                any(g is not None for g in out_grads)
             grad_fn = None
             if has_grads and op not in stops:
                 grad_fn = get_gradient_function(op)
             if grad_fn is not None:
-                in_grads = _call_gradient(graph, op, grad_fn, out_grads, gate_gradients)
-                for i, (t_in, in_grad) in enumerate(zip(crossing.inputs(op), in_grads)):
+                inputs = crossing.inputs(op)
+                skip = frozenset([i for i, t in enumerate(inputs) if t.op not in between])
+                in_grads = _call_gradient(graph, op, grad_fn, out_grads, gate_gradients, skip)
+                for i, (t_in, in_grad) in enumerate(zip(inputs, in_grads)):
                     if in_grad is None:
                         continue
                     if isinstance(in_grad, SymbolicTensor) and t_in.dtype is not dtypes.resource \
@@ -278,21 +295,30 @@ def gradients_helper(ys: Any, xs: Any, grad_ys: Any = None, name: Optional[str] 
         return [_final_grad(grads, x, unconnected) for x in xs]
 
 
-def _call_gradient(graph, op: Operation, grad_fn, out_grads: list, gate_gradients: bool) -> list:
-    """Fills missing output gradients with zeros, calls `grad_fn`, checks its result."""
-    none_ok = accepts_none(op)
-    for i, g in enumerate(out_grads):
-        if g is None and i not in none_ok and is_backpropagatable(op.outputs[i]) \
-                and op.outputs[i].dtype is not dtypes.resource:
-            out_grads[i] = array_ops.zeros_like(op.outputs[i])
+def _call_gradient(graph, op: Operation, grad_fn, out_grads: list, gate_gradients: bool,
+                   skip: frozenset = frozenset()) -> list:
+    """Fills missing output gradients with zeros, calls `grad_fn`, checks its result.
+
+    `skip`: inputs not between the ys and xs; the gradient function sees them as
+    `op.skip_input_indices` and need not build their gradients (as on tapes)."""
+    if None in out_grads:
+        none_ok = accepts_none(op)
+        for i, g in enumerate(out_grads):
+            if g is None and i not in none_ok and is_backpropagatable(op.outputs[i]) \
+                    and op.outputs[i].dtype is not dtypes.resource:
+                out_grads[i] = array_ops.zeros_like(op.outputs[i])
     with graph.name_scope(op.name + "_grad"):
-        in_grads = grad_fn(op, *out_grads)
-        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        op.skip_input_indices = skip
+        try:
+            in_grads = grad_fn(op, *out_grads)
+        finally:
+            op.skip_input_indices = NO_SKIP
+        in_grads = list(in_grads) if type(in_grads) in (list, tuple) else [in_grads]
         _verify_generated(in_grads, op)
         if gate_gradients and sum(g is not None for g in in_grads) > 1:
             in_grads = control_flow_ops.tuple(in_grads)
     for i, t_in in enumerate(op.inputs):
-        if not is_backpropagatable(t_in):
+        if in_grads[i] is not None and not is_backpropagatable(t_in):
             in_grads[i] = None
     return in_grads
 
