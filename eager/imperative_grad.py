@@ -19,41 +19,50 @@ from .eager_tensor import EagerTensor
 from ..ops import array_ops
 
 # Sum a tensor's pending gradients early once this many, this large, pile up.
-MIN_AGGREGATE_COUNT = 4
-MIN_AGGREGATE_BYTES = 128 * 1024 * 1024
+# TensorFlow waits for 4 parts and 128 MiB; summing as soon as two parts total
+# 1 MiB keeps at most one extra large gradient alive (what hand-written code
+# holds), while small gradients are still summed once, by one add_n.
+MIN_AGGREGATE_COUNT = 2
+MIN_AGGREGATE_BYTES = 1024 * 1024
 _MISSING = object()
 
 
 def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: Sequence[int]):
     """Entries between targets and sources, usage counts and missing-output counts."""
-    reachable: Dict[int, Any] = {}
+    reachable: Dict[Any, None] = {}
     stack = list(target_ids)
     seen = set(stack)
+    get = producers.get
     while stack:
-        entry = producers.get(stack.pop())
-        if entry is None or id(entry) in reachable:
+        entry = get(stack.pop())
+        if entry is None or entry in reachable:
             continue
-        reachable[id(entry)] = entry
+        reachable[entry] = None
         for tid in entry.input_ids:
             if tid not in seen:
                 seen.add(tid)
                 stack.append(tid)
+    # One pass in execution order: an entry is relevant when a source influences
+    # one of its inputs; each influenced input it reads counts one usage.
     influenced = set(source_ids)
     relevant = []
-    for entry in sorted(reachable.values(), key=_seq):
-        for tid in entry.input_ids:
-            if tid in influenced:
-                influenced.update(entry.output_ids)
-                relevant.append(entry)
-                break
     usage: Dict[int, int] = {}
-    for entry in relevant:
+    for entry in sorted(reachable, key=_seq):
+        hit = False
         for tid in entry.input_ids:
             if tid in influenced:
+                hit = True
                 usage[tid] = usage.get(tid, 0) + 1
+        if hit:
+            influenced.update(entry.output_ids)
+            relevant.append(entry)
     missing: Dict[Any, int] = {}
     for entry in relevant:
-        missing[entry] = sum(1 for tid in entry.output_ids if usage.get(tid, 0) > 0)
+        out_ids = entry.output_ids
+        if len(out_ids) == 1:
+            missing[entry] = 1 if out_ids[0] in usage else 0
+        else:
+            missing[entry] = sum(1 for tid in out_ids if tid in usage)
     return relevant, influenced, usage, missing
 
 

@@ -91,7 +91,9 @@ def _onehot_rule(op: Operation, inputs: list, batched: tuple) -> Optional[list]:
             return None
         if any(d not in (1, e) for d, e in zip(reversed(dims), reversed(value.event))):
             return None
-        factor = reshape(broadcast_to(other, list(value.event)), [-1])
+        if tuple(dims) != value.event:
+            other = broadcast_to(other, list(value.event))
+        factor = reshape(other, [-1])
         scale = factor if value.scale is None else multiply(value.scale, factor)
         return [(OneHot(value.n, value.event, value.dtype, scale), True)]
     if kind == "MatMul" and sum(hot) == 1 and not (batched[0] and batched[1]):

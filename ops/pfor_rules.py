@@ -328,3 +328,8 @@ def _strided_slice_grad(op: Any, inputs: list, batched: tuple, n: Optional[int])
     dims = constant(np.array([n] + _static_list(inputs[0]), inputs[0].dtype.as_numpy_dtype))
     bounds, attrs = _with_batch_slice(op, inputs[1:4])
     return [(run_op(op, [dims] + bounds + [inputs[4]], attrs)[0], True)]
+
+
+@register_batching_rule("IdentityN")
+def _identity_n(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
+    return list(zip(inputs, batched))

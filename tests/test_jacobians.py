@@ -208,3 +208,18 @@ def test_graph_hessians_w3():
         with dg.Session() as sess:
             np.testing.assert_allclose(sess.run(h, {x: xv}), _w3_closed_form(a, b, xv),
                                        rtol=1e-12, atol=1e-12)
+
+
+def test_jacobian_of_a_source_itself_and_gated_hessians():
+    x = dg.constant(RNG.standard_normal((2, 2)))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+    np.testing.assert_array_equal(tape.jacobian(x, x).numpy(), np.eye(4).reshape(2, 2, 2, 2))
+    graph = dg.Graph()
+    xv = RNG.standard_normal(3)
+    with graph.as_default():
+        p = dg.placeholder(dg.float64, [3])
+        (h,) = dg.hessians(dg.reduce_sum(dg.sin(p) * p), p, gate_gradients=True)
+        with dg.Session() as sess:
+            np.testing.assert_allclose(sess.run(h, {p: xv}),
+                                       np.diag(2 * np.cos(xv) - xv * np.sin(xv)), atol=1e-12)
