@@ -111,12 +111,22 @@ def _solve_kernel(matrix, rhs, *, adjoint=False):
         raise ValueError("Input matrix is not invertible.") from None
 
 
-def _solve_infer(inputs, attrs):
+def _system_parts(inputs):
+    """dtype, (batch, m) of a square matrix and (batch, m, k) of a right-hand side;
+    None for the parts when a rank is unknown."""
     matrix, rhs = inputs
     dtype = check_same_dtype(inputs)
     parts = _matrix_parts(matrix.shape, square=True)
     rhs_parts = _matrix_parts(rhs.shape, square=False)
     if parts is None or rhs_parts is None:
+        return dtype, None, None
+    return dtype, parts, rhs_parts
+
+
+def _solve_infer(inputs, attrs):
+    matrix, rhs = inputs
+    dtype, parts, rhs_parts = _system_parts(inputs)
+    if parts is None:
         return [(dtype, TensorShape(None))]
     batch, m, _ = parts
     rhs_batch, rhs_m, k = rhs_parts
@@ -143,10 +153,8 @@ def _triangular_solve_kernel(matrix, rhs, *, lower=True, adjoint=False):
 
 def _triangular_solve_infer(inputs, attrs):
     matrix, rhs = inputs
-    dtype = check_same_dtype(inputs)
-    parts = _matrix_parts(matrix.shape, square=True)
-    rhs_parts = _matrix_parts(rhs.shape, square=False)
-    if parts is None or rhs_parts is None:
+    dtype, parts, rhs_parts = _system_parts(inputs)
+    if parts is None:
         return [(dtype, TensorShape(None))]
     batch, m, _ = parts
     rhs_batch, rhs_m, k = rhs_parts

@@ -80,6 +80,8 @@ def _onehot_rule(op: Operation, inputs: list, batched: tuple) -> Optional[list]:
             return None
         if -1 in dims:
             known = int(np.prod([d for d in dims if d != -1]))
+            if known <= 0:
+                return None
             size = int(np.prod(value.event))
             dims = [size // known if d == -1 else d for d in dims]
         return [(OneHot(value.n, dims, value.dtype, value.scale), True)]
@@ -96,7 +98,8 @@ def _onehot_rule(op: Operation, inputs: list, batched: tuple) -> Optional[list]:
         factor = reshape(other, [-1])
         scale = factor if value.scale is None else multiply(value.scale, factor)
         return [(OneHot(value.n, value.event, value.dtype, scale), True)]
-    if kind == "MatMul" and sum(hot) == 1 and not (batched[0] and batched[1]):
+    if kind == "MatMul" and sum(hot) == 1 and not (batched[0] and batched[1]) and \
+            all(t.shape.rank == 2 for t, h in zip(inputs, hot) if not h):
         ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
         if hot[1]:
             value, a = inputs[1], inputs[0]

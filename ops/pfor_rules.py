@@ -333,3 +333,69 @@ def _strided_slice_grad(op: Any, inputs: list, batched: tuple, n: Optional[int])
 @register_batching_rule("IdentityN")
 def _identity_n(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
     return list(zip(inputs, batched))
+
+
+# -- ops over trailing axes, axis attrs, padding and tiling ------------------------
+@register_batching_rule("Cumsum", "Cumprod", "Sort", "Softmax", "LogSoftmax", "ReverseV2",
+                        "OneHot")
+def _axis_attr(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
+    """Ops of one batched input with an `axis` attr (int or tuple): shift it."""
+    if any(batched[1:]):
+        raise NoBatchingRule("batched secondary input")
+    axis = op.attrs["axis"]
+    axis = tuple(_shift_axis(a) for a in axis) if isinstance(axis, tuple) else _shift_axis(axis)
+    return [(out, True) for out in run_op(op, inputs, dict(op.attrs, axis=axis))]
+
+
+@register_batching_rule("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky",
+                        "SelfAdjointEigV2", "Svd", "MatrixDiag", "MatrixDiagPart",
+                        "MatrixBandPart", "BiasAdd")
+def _trailing(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
+    """Ops acting on the trailing axes of their first input, any leading batch."""
+    if any(batched[1:]) or op.attrs.get("data_format", "NHWC") != "NHWC":
+        raise NoBatchingRule("batched secondary input")
+    return [(out, True) for out in run_op(op, inputs)]
+
+
+@register_batching_rule("Tile", "Slice", "PadV2")
+def _leading_bounds(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
+    """Tile multiples, Slice begin/size and PadV2 paddings get an entry for the batch axis."""
+    if any(batched[1:]):
+        raise NoBatchingRule("batched bounds")
+    args = [inputs[0]]
+    if op.type == "Tile":
+        args.append(_prepended(inputs[1], [1]))
+    elif op.type == "Slice":
+        args += [_prepended(inputs[1], [0]), _prepended(inputs[2], [-1])]
+    else:
+        args += [_prepended(inputs[1], [0, 0]), inputs[2]]
+    return [(run_op(op, args)[0], True)]
+
+
+def _prepended(t: Any, lead: list) -> Any:
+    value = constant_value(t)
+    if value is None:
+        raise NoBatchingRule("dynamic bounds")
+    value = np.asarray(value)
+    row = np.array(lead, value.dtype).reshape((1,) * (value.ndim - 1) + (-1,))
+    return constant(np.concatenate([row, value]) if value.ndim > 1 else
+                    np.concatenate([row, value.reshape(-1)]))
+
+
+@register_batching_rule("Fill")
+def _fill(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
+    if batched[0] or n is None:
+        raise NoBatchingRule("batched dims or unknown batch size")
+    dims = _static_list(inputs[0])
+    value = reshape(inputs[1], [n] + [1] * len(dims))
+    return [(broadcast_to(value, [n] + dims), True)]
+
+
+@register_batching_rule("L2Loss")
+def _l2_loss(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
+    x = inputs[0]
+    rank = event_rank(x, True)
+    squares = apply_op(op_defs.lookup("Mul"), (x, x))
+    total = reduce_sum(squares, axis=list(range(1, rank + 1))) if rank else squares
+    half = constant(np.array(0.5, x.dtype.as_numpy_dtype))
+    return [(apply_op(op_defs.lookup("Mul"), (total, half)), True)]

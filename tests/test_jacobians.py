@@ -29,6 +29,8 @@ FUNCS = {
     "vector_of_scalar": (lambda x: dg.stack([x * x, dg.exp(x), x]), ()),
     "scalar_of_scalar": (lambda x: dg.sin(x) * x, ()),
     "gather_slices": (lambda x: dg.gather(x, [0, 2, 2]) * 3.0, (4,)),
+    "cumsum": (lambda x: dg.cumsum(x * x, axis=0), (4,)),
+    "fallback_op": (lambda x: dg.linalg.tensor_diag(x * x) * 2.0, (3,)),  # no Diag/DiagPart rules
     "reduce_axes": (lambda x: dg.reduce_max(x, axis=1) + dg.reduce_mean(x * x, axis=0)[:2],
                     (2, 3)),
 }

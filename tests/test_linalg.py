@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import duograd as dg
+from modes import run_graph
 from duograd.framework.errors import InvalidArgumentError
 
 la = dg.linalg
@@ -32,13 +33,6 @@ def _graph_grad(f, x, order=1):
             return [np.asarray(v) for v in sess.run(fetch, {p: x})]
 
 
-def _run_graph(f, *args):
-    g = dg.Graph()
-    with g.as_default():
-        ps = [dg.placeholder(dg.as_dtype(a.dtype), a.shape) for a in args]
-        out = f(*ps)
-        with dg.Session(graph=g) as sess:
-            return sess.run(out, dict(zip(ps, args)))
 
 
 def test_namespace_exposes_the_api():
@@ -121,7 +115,7 @@ def test_bad_matrices_raise_invalid_argument_naming_the_op(op_type, f, args):
     with pytest.raises(InvalidArgumentError, match=op_type):
         f(*[dg.constant(a) for a in args])
     with pytest.raises(InvalidArgumentError, match=op_type):
-        _run_graph(f, *args)
+        run_graph(f, *args)
 
 
 def test_slogdet_and_det_of_singular_matrix_do_not_raise():
@@ -228,16 +222,9 @@ def test_bad_runtime_shapes_raise_invalid_argument():
     with pytest.raises(InvalidArgumentError, match="MatrixInverse"):
         la.inv(np.ones((2, 3)))
     with pytest.raises(InvalidArgumentError, match="MatrixSolve"):
-        _run_graph_unknown(la.solve, np.eye(3), np.ones((2, 1)))
+        run_graph(la.solve, np.eye(3), np.ones((2, 1)), unknown_dims=True)
 
 
-def _run_graph_unknown(f, *args):
-    g = dg.Graph()
-    with g.as_default():
-        ps = [dg.placeholder(dg.as_dtype(a.dtype), [None] * a.ndim) for a in args]
-        out = f(*ps)
-        with dg.Session(graph=g) as sess:
-            return sess.run(out, dict(zip(ps, args)))
 
 
 # -- values and conventions ----------------------------------------------------------------------

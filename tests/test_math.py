@@ -8,22 +8,9 @@ import numpy as np
 import pytest
 
 import duograd as dg
+from modes import MODES, run
 from duograd.framework.errors import InvalidArgumentError
 
-MODES = ["eager", "graph"]
-
-
-def run(mode, f, *args):
-    """f(*args) in one mode, as NumPy values (args are NumPy arrays)."""
-    if mode == "eager":
-        out = f(*[dg.constant(a) for a in args])
-        return [np.asarray(o) for o in out] if isinstance(out, (list, tuple)) else np.asarray(out)
-    g = dg.Graph()
-    with g.as_default():
-        ps = [dg.placeholder(dg.as_dtype(a.dtype), a.shape) for a in args]
-        out = f(*ps)
-        with dg.Session(graph=g) as sess:
-            return sess.run(out, dict(zip(ps, args)))
 
 
 def grad(mode, f, x, unknown_shape=False):

@@ -5,20 +5,13 @@ import numpy as np
 import pytest
 
 import duograd as dg
+from modes import run_graph
 import nn_reference as ref
 
 nn = dg.nn
 InvalidArgumentError = dg.errors.InvalidArgumentError
 
 
-def _graph_run(fn, *args):
-    """fn built on placeholders of `args` and run once in a Session."""
-    g = dg.Graph()
-    with g.as_default():
-        ps = [dg.placeholder(dg.as_dtype(a.dtype), a.shape) for a in args]
-        out = fn(*ps)
-        with dg.Session(graph=g) as sess:
-            return sess.run(out, dict(zip(ps, args)))
 
 
 def _eager_grads(fn, *args):
@@ -48,7 +41,7 @@ def test_conv2d_and_its_gradients_match_loops(x_shape, w_shape, strides, padding
     expected = ref.conv2d(x, w, strides, padding, dilations)
     y = nn.conv2d(x, w, list(strides), padding, dilations=list(dilations))
     np.testing.assert_allclose(y, expected, rtol=1e-12, atol=1e-12)
-    graph = _graph_run(lambda a, b: nn.conv2d(a, b, list(strides), padding,
+    graph = run_graph(lambda a, b: nn.conv2d(a, b, list(strides), padding,
                                               dilations=list(dilations)), x, w)
     np.testing.assert_allclose(graph, expected, rtol=1e-12, atol=1e-12)
     dy = np.ones(expected.shape)
@@ -87,7 +80,7 @@ def test_pooling_and_its_gradients_match_loops(shape, ksize, strides, padding):
         np.testing.assert_allclose(fn(x, list(ksize), list(strides), padding), expected,
                                    rtol=1e-12)
         np.testing.assert_allclose(
-            _graph_run(lambda a: fn(a, list(ksize), list(strides), padding), x), expected,
+            run_graph(lambda a: fn(a, list(ksize), list(strides), padding), x), expected,
             rtol=1e-12)
     dy = np.random.default_rng(3).standard_normal(ref.max_pool2d(x, ksize, strides, padding).shape)
     ts = dg.constant(x)
@@ -251,7 +244,7 @@ EXTREME_FUNCTIONS = [
 def test_extreme_logits_stay_finite_in_values_and_gradients(fn):
     y = fn(dg.constant(EXTREME))
     assert np.all(np.isfinite(y))
-    np.testing.assert_allclose(_graph_run(fn, EXTREME), y, rtol=1e-6)
+    np.testing.assert_allclose(run_graph(fn, EXTREME), y, rtol=1e-6)
     (grad,) = _eager_grads(fn, EXTREME)
     assert np.all(np.isfinite(grad))
 
@@ -325,13 +318,13 @@ def test_dropout_masks_are_identical_in_both_modes_for_one_seed():
     dg.random.set_seed(11)
     eager = np.asarray(nn.dropout(x, 0.5, seed=4))
     dg.random.set_seed(11)
-    graph = _graph_run(lambda t: nn.dropout(t, 0.5, seed=4), x)
+    graph = run_graph(lambda t: nn.dropout(t, 0.5, seed=4), x)
     np.testing.assert_array_equal(eager, graph)
     # Without a global seed an op seed alone is reproducible too, in both modes.
     dg.random.set_seed(None)
     first = np.asarray(nn.dropout(x, 0.5, seed=4))
     dg.random.set_seed(None)
-    np.testing.assert_array_equal(_graph_run(lambda t: nn.dropout(t, 0.5, seed=4), x), first)
+    np.testing.assert_array_equal(run_graph(lambda t: nn.dropout(t, 0.5, seed=4), x), first)
     dg.random.set_seed(None)
 
 
