@@ -28,7 +28,8 @@ def _namespace(name: str, *modules: Any, extra: Optional[dict] = None) -> types.
 
 
 math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra,
-                  extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum})
+                  extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
+                         "where": array_ops.where})
 linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
 test = _namespace("duograd.test", gradient_checker)
 nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops)
