@@ -20,6 +20,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
+	$(PY) -m benchmarks.recompute_memory
 
 bench-peers:
 	bash benchmarks/peers/run.sh

@@ -214,7 +214,9 @@ class GradientTape:
                               UnconnectedGradients.ZERO else None)
                 continue
             shape = target.shape.as_list() + list(_source_shape(source))
-            result.append(array_ops.reshape(rows, shape))
+            same = rows.shape.rank is not None and rows.shape.as_list() == shape
+            result.append(rows if same else
+                          array_ops.reshape(rows, shape))
         return nest.pack_sequence_as(sources, result)
 
     def batch_jacobian(self, target: Any, source: Any,

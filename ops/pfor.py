@@ -266,8 +266,7 @@ def densified(value: Any) -> Any:
     return convert_to_tensor(value) if isinstance(value, IndexedSlices) else value
 
 
-def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True,
-                   warn: bool = True) -> Any:
+def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True) -> Any:
     """fn applied to each slice elems[i] (any nesting), results stacked, as one
     batched computation instead of a Python loop (TensorFlow's pfor).
 

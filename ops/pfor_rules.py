@@ -16,7 +16,6 @@ from ..framework.registry import batching_rules, op_defs
 from .array_ops import broadcast_to, expand_dims, reshape, transpose
 from .constant_op import constant
 from .dispatch import apply_op
-from .indexed_slices_ops import gather
 from .math_ops import add
 from .reduction_ops import reduce_sum
 from .tensor_util import constant_value

@@ -54,7 +54,8 @@ def test_jacobian_pfor_equals_loop_and_fd(case):
 
 
 def test_multiple_and_unconnected_sources():
-    x, z, u = dg.constant(RNG.standard_normal(3)), dg.constant(np.float64(2.0)), dg.constant(np.ones(2))
+    x = dg.constant(RNG.standard_normal(3))
+    z, u = dg.constant(np.float64(2.0)), dg.constant(np.ones(2))
     v = dg.Variable(RNG.standard_normal((2, 3)))
     with dg.GradientTape(persistent=True) as tape:
         tape.watch([x, z, u])

@@ -20,8 +20,8 @@ CASES = {
     "matmul_rhs_t": lambda x: dg.matmul(dg.constant(W), x, transpose_a=True, transpose_b=True),
     "matmul_both": lambda x: dg.matmul(x, x, transpose_b=True),
     "col_vector": lambda x: dg.matmul(dg.constant(W.T), dg.reshape(x[:, 0], [3, 1])[:2]),
-    "reductions": lambda x: (dg.reduce_sum(x, axis=1), dg.reduce_mean(x), dg.reduce_max(x, -1,
-                                                                                      keepdims=True)),
+    "reductions": lambda x: (dg.reduce_sum(x, axis=1), dg.reduce_mean(x),
+                             dg.reduce_max(x, -1, keepdims=True)),
     "shapes": lambda x: dg.squeeze(dg.expand_dims(dg.transpose(dg.reshape(x, [2, 3]), [1, 0]), 0)),
     "joins": lambda x: (dg.concat([x, dg.constant(np.ones((3, 1)))], 1), dg.stack([x, x * 2], -1)),
     "broadcast_to": lambda x: dg.broadcast_to(x[:, :1], [2, 3, 2]),
@@ -31,7 +31,7 @@ CASES = {
     "add_n": lambda x: dg.add_n([x, x * x, dg.cos(x)]),
     "axis_ops": lambda x: (dg.cumsum(x, axis=1), dg.nn.softmax(x, axis=0), dg.sort(x, axis=-1),
                            dg.reverse(x, [0])),
-    "trailing": lambda x: (dg.linalg.inv(dg.matmul(x, x, transpose_a=True) + dg.constant(np.eye(2))),
+    "trailing": lambda x: (dg.linalg.inv(dg.matmul(x, x, transpose_a=True) + np.eye(2)),
                            dg.nn.bias_add(x, dg.constant(V[:2])), dg.nn.l2_loss(x)),
     "bounds": lambda x: (dg.tile(x, [2, 1]), dg.slice(x, [1, 0], [2, 1]),
                          dg.pad(x, [[1, 0], [0, 2]]), dg.fill([2, 2], dg.reduce_sum(x))),
@@ -76,7 +76,8 @@ def test_eager_equals_loop(case, caplog):
     assert "using a loop" not in caplog.text  # every op here has a batching rule
 
 
-@pytest.mark.parametrize("case", ["elementwise", "matmul_lhs", "reductions", "joins", "gather_params"])
+@pytest.mark.parametrize("case", ["elementwise", "matmul_lhs", "reductions", "joins",
+                                  "gather_params"])
 def test_graph_and_function_equal_loop(case):
     fn = CASES[case]
     want = _expected(fn)
