@@ -29,6 +29,7 @@ class _ContextState(threading.local):
         # eager tensors are immutable, so `x * 0.5` need not convert 0.5 every time.
         self.scalar_operands: dict = {}
         self.default_graph: Any = None     # get_default_graph() outside any graph
+        self.sessions: List[Any] = []      # default-session stack (Session.as_default)
 
 
 state = _ContextState()

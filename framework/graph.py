@@ -74,9 +74,9 @@ class SymbolicTensor(Tensor):
             f"Cannot convert symbolic tensor {self.name} to a NumPy array: it has no "
             "value outside a Session.run or a dg.function call.")
 
-    def eval(self, feed_dict=None, session=None):
-        from .session import default_session_run
-        return default_session_run(self, feed_dict, session)
+    def eval(self, feed_dict: Optional[dict] = None, session: Any = None) -> Any:
+        """The value of this tensor in `session` (default: the default session)."""
+        return run_in_default_session(self, feed_dict, session)
 
     def __bool__(self) -> bool:
         raise TypeError(f"Using symbolic tensor {self.name} as a Python bool is not "
@@ -158,9 +158,9 @@ class Operation:
     def values(self) -> tuple:
         return self.outputs
 
-    def run(self, feed_dict=None, session=None) -> None:
-        from .session import default_session_run
-        default_session_run(self, feed_dict, session)
+    def run(self, feed_dict: Optional[dict] = None, session: Any = None) -> None:
+        """Runs this op in `session` (default: the default session)."""
+        run_in_default_session(self, feed_dict, session)
 
     def __repr__(self) -> str:
         return f"<dg.Operation '{self.name}' type={self.type}>"
@@ -433,6 +433,16 @@ class NameScope:
 
     def __exit__(self, *exc: Any) -> None:
         self._graph._thread.name_scope = self._saved
+
+
+def run_in_default_session(fetch: Any, feed_dict: Optional[dict], session: Any) -> Any:
+    """`session.run(fetch, feed_dict)`, with this thread's default session if None."""
+    sessions = context.state.sessions
+    session = session or (sessions[-1] if sessions else None)
+    if session is None:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                         "registered. Use `with sess.as_default()` or pass session=sess.")
+    return session.run(fetch, feed_dict)
 
 
 def validate_override_map(op_type_map: Dict[str, str]) -> None:

@@ -358,33 +358,17 @@ def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:
     return array
 
 
-class _SessionStack(threading.local):
-    def __init__(self) -> None:
-        self.sessions: List[Session] = []
-
-
-_sessions = _SessionStack()
-
-
 @contextlib.contextmanager
 def _default_session(session: Session) -> Iterator[Session]:
-    _sessions.sessions.append(session)
+    _state.sessions.append(session)
     try:
         yield session
     finally:
-        _sessions.sessions.pop()
+        _state.sessions.pop()
 
 
 def get_default_session() -> Optional[Session]:
-    return _sessions.sessions[-1] if _sessions.sessions else None
-
-
-def default_session_run(fetch: Any, feed_dict: Optional[dict], session: Optional[Session]) -> Any:
-    session = session or get_default_session()
-    if session is None:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
-                         "registered. Use `with sess.as_default()` or pass session=sess.")
-    return session.run(fetch, feed_dict)
+    return _state.sessions[-1] if _state.sessions else None
 
 
 def get_default_graph() -> Graph:
@@ -392,7 +376,7 @@ def get_default_graph() -> Graph:
     graph = _state.graph
     if graph is not None:
         return graph
-    default = getattr(_state, "default_graph", None)
+    default = _state.default_graph
     if default is None:
         default = _state.default_graph = Graph()
     return default

@@ -8,7 +8,7 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
-from ..framework.op_def import declare_op
+from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
 from .constant_op import constant, convert_to_tensor
@@ -285,9 +285,8 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     the int64 coordinates of its true elements."""
     condition = convert_to_tensor(condition)
     if x is None and y is None:
-        if not condition.dtype.is_bool:
-            from .math_ops import cast
-            condition = cast(condition, dtypes.bool_)
+        if not condition.dtype.is_bool:  # Cast is declared in math_ops, which imports us
+            condition = apply_op(lookup_op("Cast"), (condition,), {"DstT": dtypes.bool_})
         return apply_op(WHERE_INDICES, (condition,), name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be given, or neither")
@@ -393,9 +392,8 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: str = "transpo
     elif a.shape.rank is not None:
         perm = tuple(reversed(range(a.shape.rank)))
     out = apply_op(TRANSPOSE, (a,), {"perm": perm}, name)
-    if conjugate and a.dtype.is_complex:
-        from .math_ops import conj
-        out = conj(out)
+    if conjugate and a.dtype.is_complex:  # Conj is declared in complex_ops, which imports us
+        out = apply_op(lookup_op("Conj"), (out,))
     return out
 
 

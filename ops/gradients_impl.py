@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional
 
 from ..eager import context
+from ..eager.backprop import GradientTape
 from ..grad_registry.unconnected import UnconnectedGradients
 from . import array_ops, join_ops, math_ops
 from .gradients_util import as_list, gradients_helper
@@ -43,7 +44,6 @@ def hessian_vector_product(ys: Any, xs: Any, v: Any) -> List[Any]:
 
 
 def _eager_hvp(f: Callable, xs: List[Any], v: List[Any]) -> List[Any]:
-    from ..eager.backprop import GradientTape
     if not callable(f):
         raise TypeError("In eager mode hessian_vector_product needs `ys` as a callable of xs")
     with GradientTape() as outer:

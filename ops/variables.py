@@ -18,7 +18,7 @@ from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..eager.execute import record
 from ..framework import dtypes
-from ..framework.session import default_session_run
+from ..framework.graph import run_in_default_session
 from ..framework.tensor import Tensor, new_tensor_id
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_ops
@@ -210,7 +210,7 @@ class Variable:
         return value.copy() if value.ndim else value[()]
 
     def eval(self, session: Any = None) -> Any:
-        return default_session_run(self.graph_element, None, session)
+        return run_in_default_session(self.graph_element, None, session)
 
     def is_initialized(self, name: Optional[str] = None) -> Tensor:
         if _state.graph is None:
