@@ -13,6 +13,8 @@ from ..framework.tensor_spec import spec_of
 from .eager_tensor import EagerTensor
 
 _NO_SKIP: frozenset = frozenset()
+_SKIP_FIRST: frozenset = frozenset([0])
+_SKIP_SECOND: frozenset = frozenset([1])
 # Entry order across all tapes: entries copied between tapes (hessian) stay in
 # execution order, which the backward filter and ready stack rely on.
 _next_seq = itertools.count().__next__
@@ -111,20 +113,24 @@ class Tape:
             if input_ids[0] not in watched:
                 return
             skip = _NO_SKIP
+        elif len(input_ids) == 2:
+            first, second = input_ids[0] in watched, input_ids[1] in watched
+            if first:
+                skip = _NO_SKIP if second else _SKIP_SECOND
+            elif second:
+                skip = _SKIP_FIRST
+            else:
+                return
         else:
             missing = [i for i, tid in enumerate(input_ids) if tid not in watched]
             if len(missing) == len(input_ids):
                 return
             skip = frozenset(missing) if missing else _NO_SKIP
-        keep = op_def.grad_inputs
-        if type(keep) is dict:  # what is read depends on which inputs need gradients
-            needed = set()
-            for i, reads in keep.items():
-                if i not in skip:
-                    needed.update(reads)
-            keep = needed
+        keep = op_def.inputs_read_by_gradient(skip)
         if keep is None:
             kept_inputs = tuple(inputs)
+        elif len(inputs) == 1:
+            kept_inputs = (inputs[0],) if 0 in keep else (_spec(inputs[0]),)
         else:
             kept_inputs = tuple([t if i in keep else _spec(t) for i, t in enumerate(inputs)])
         if len(outputs) == 1:  # the common case, without loops

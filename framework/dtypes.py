@@ -77,8 +77,8 @@ class DType:
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    def __hash__(self) -> int:
-        return hash(self.name)
+    # DTypes are singletons: identity hashing keeps dict lookups keyed by them in C.
+    __hash__ = object.__hash__
 
     def __reduce__(self):
         return as_dtype, (self.name,)

@@ -27,7 +27,8 @@ class OpDef:
     """
 
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
-                 "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple")
+                 "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
+                 "_reads_by_skip")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -50,6 +51,22 @@ class OpDef:
         self.input_kinds = input_kinds
         # One output, no resource store: eligible for the eager fast paths.
         self.simple = num_outputs == 1 and not stateful
+        self._reads_by_skip: dict = {}
+
+    def inputs_read_by_gradient(self, skip: frozenset) -> Any:
+        """The input indices the gradient reads when the inputs in `skip` need no
+        gradient: None for all of them, else a frozenset (memoised per skip set)."""
+        reads = self.grad_inputs
+        if type(reads) is not dict:
+            return reads
+        found = self._reads_by_skip.get(skip)
+        if found is None:
+            needed = set()
+            for i, inputs in reads.items():
+                if i not in skip:
+                    needed.update(inputs)
+            found = self._reads_by_skip[skip] = frozenset(needed)
+        return found
 
     def dtype_error(self, dtype: Any) -> str:
         """The message for a first input of a dtype this op does not accept."""

@@ -78,7 +78,7 @@ def conj(x: Any, name: Optional[str] = None):
 
 def conj_if_complex(x: Any) -> Any:
     """conj(x) for complex tensors, x itself otherwise (gradient helper)."""
-    return apply_unary(CONJ, x) if x.dtype.is_complex else x
+    return apply_unary(CONJ, x) if x.dtype.kind == "c" else x
 
 
 def complex(real: Any, imag: Any, name: Optional[str] = None):  # noqa: A001 (TF's name)

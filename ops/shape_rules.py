@@ -40,6 +40,8 @@ def elementwise_unary(predicate: Optional[Callable] = None, what: str = "") -> C
 
 def check_same_dtype(inputs) -> dtypes.DType:
     x = inputs[0]
+    if len(inputs) == 2 and inputs[1].dtype is x.dtype:
+        return x.dtype
     for i, y in enumerate(inputs[1:], start=1):
         if y.dtype is not x.dtype:
             raise TypeError(f"Input {i} has type {y.dtype.name} that does not match "
