@@ -59,8 +59,12 @@ def execute_unary(op_def: Any, x: EagerTensor) -> EagerTensor:
     except KERNEL_ERRORS as error:
         raise kernel_error(op_def, (x,), error) from None
     state = _state
-    if state.tapes or state.accumulators:
-        record(op_def, _NO_ATTRS, (x,), (out,))
+    tapes = state.tapes
+    if tapes or state.accumulators:
+        if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
+            tapes[0].record(op_def, op_def.type, _NO_ATTRS, (x,), (out,), (x.tensor_id,))
+        else:
+            record(op_def, _NO_ATTRS, (x,), (out,))
     return out
 
 
@@ -77,8 +81,13 @@ def execute_binary(op_def: Any, x: EagerTensor, y: EagerTensor) -> EagerTensor:
     except KERNEL_ERRORS as error:
         raise kernel_error(op_def, (x, y), error) from None
     state = _state
-    if state.tapes or state.accumulators:
-        record(op_def, _NO_ATTRS, (x, y), (out,))
+    tapes = state.tapes
+    if tapes or state.accumulators:
+        if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
+            tapes[0].record(op_def, op_def.type, _NO_ATTRS, (x, y), (out,),
+                            (x.tensor_id, y.tensor_id))
+        else:
+            record(op_def, _NO_ATTRS, (x, y), (out,))
     return out
 
 

@@ -115,7 +115,14 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
             if grad_fn is _MISSING:
                 get_gradient_function(entry)  # raises the LookupError naming the op
             if grad_fn is not None:
-                in_grads = _call(entry, grad_fn, out_grads, zeros_cache)
+                if len(out_grads) == 1 and len(entry.input_ids) == 1:
+                    in_grads = grad_fn(entry, out_grads[0])
+                    if type(in_grads) is not tuple and type(in_grads) is not list:
+                        in_grads = (in_grads,)
+                    elif len(in_grads) != 1:
+                        _call(entry, grad_fn, out_grads, zeros_cache)  # raises the count error
+                else:
+                    in_grads = _call(entry, grad_fn, out_grads, zeros_cache)
         for i, tid in enumerate(entry.input_ids):
             if tid not in influenced:
                 continue
