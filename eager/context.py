@@ -30,6 +30,9 @@ class _ContextState(threading.local):
         self.scalar_operands: dict = {}
         self.default_graph: Any = None     # get_default_graph() outside any graph
         self.sessions: List[Any] = []      # default-session stack (Session.as_default)
+        # {graph Operation: input indices dg.gradients does not need}, set while the
+        # op's gradient function runs on this thread (Operation.skip_input_indices).
+        self.skipped_inputs: dict = {}
 
 
 state = _ContextState()

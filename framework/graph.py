@@ -109,7 +109,6 @@ class Operation:
 
     __slots__ = ("graph", "op_def", "name", "inputs", "outputs", "control_inputs",
                  "attrs", "id", "device", "gradient_override", "_control_outputs",
-                 "skip_input_indices",
                  "__weakref__")
 
     def __init__(self, graph: "Graph", op_def: OpDef, name: str, inputs: tuple,
@@ -125,12 +124,17 @@ class Operation:
         self.gradient_override: Optional[str] = None
         self.outputs: tuple = ()
         self._control_outputs: List[Operation] = []
-        # Set by dg.gradients while this op's gradient function runs.
-        self.skip_input_indices = NO_SKIP
 
     @property
     def type(self) -> str:
         return self.op_def.type
+
+    @property
+    def skip_input_indices(self) -> frozenset:
+        """Inputs whose gradient the running dg.gradients call does not need (this
+        thread's; empty outside a gradient function)."""
+        skipped = context.state.skipped_inputs
+        return skipped.get(self, NO_SKIP) if skipped else NO_SKIP
 
     @property
     def gradient_name(self) -> str:

@@ -325,3 +325,34 @@ def test_docs_examples_run():
     failures, tried = doctest.testfile(path, module_relative=False,
                                        optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried > 10 and failures == 0
+
+
+def test_skip_sets_are_per_thread_while_building_gradients():
+    """Two threads differentiating one graph w.r.t. different inputs get their own
+    skip_input_indices (a shared one could drop a gradient the other needs)."""
+    import threading
+    g = dg.Graph()
+    with g.as_default():
+        a = dg.constant(np.arange(1.0, 4.0))
+        b = dg.constant(np.arange(4.0, 7.0))
+        y = dg.reduce_sum(a * b)
+    results, errors = {}, []
+
+    def differentiate(name, x):
+        try:
+            with g.as_default():
+                for _ in range(200):
+                    (grad,) = dg.gradients(y, [x])
+                results[name] = dg.Session(graph=g).run(grad)
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=differentiate, args=("a", a)),
+               threading.Thread(target=differentiate, args=("b", b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    np.testing.assert_array_equal(results["a"], [4.0, 5.0, 6.0])
+    np.testing.assert_array_equal(results["b"], [1.0, 2.0, 3.0])
