@@ -137,7 +137,9 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
                         if len(parts) >= MIN_AGGREGATE_COUNT:
                             # a running total: summing every part on each append is quadratic
                             size = pending_bytes.get(tid) or _nbytes(parts[:-1])
-                            size = pending_bytes[tid] = size + _nbytes((grad,))
+                            if type(grad) is EagerTensor:
+                                size += grad.array.nbytes
+                            pending_bytes[tid] = size
                             if size >= MIN_AGGREGATE_BYTES:
                                 grads[tid] = [aggregate(parts)]
                                 pending_bytes[tid] = _nbytes(grads[tid])
