@@ -11,7 +11,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
-from .shape_rules import check_same_dtype
+from .shape_rules import check_same_dtype, normalize_axis
 from .tensor_util import constant_value
 
 
@@ -28,9 +28,7 @@ def _concat_infer(inputs, attrs):
     if len(ranks) > 1:
         raise ValueError(f"ConcatOp: inputs must have the same rank, got {sorted(ranks)}")
     rank = ranks.pop()
-    if not -rank <= axis < rank:
-        raise ValueError(f"ConcatOp: axis {axis} out of range for rank {rank}")
-    axis %= rank
+    axis = normalize_axis(axis, rank)
     dims = [None] * rank
     total = 0
     for t in inputs:
@@ -120,9 +118,7 @@ def _split_infer(inputs, attrs):
     num, axis = attrs["num_split"], attrs["axis"]
     if x.shape.rank is None:
         return [(x.dtype, TensorShape(None))] * num
-    rank = x.shape.rank
-    if not -rank <= axis < rank:
-        raise ValueError(f"Split axis {axis} out of range for rank {rank}")
+    axis = normalize_axis(axis, x.shape.rank)
     dims = list(x.shape.dims)
     dim = dims[axis]
     if dim is not None and dim % num:
@@ -166,9 +162,7 @@ def _split_v_infer(inputs, attrs):
     if x.shape.rank is None:
         return [(x.dtype, TensorShape(None))] * num
     rank = x.shape.rank
-    axis = attrs["axis"]
-    if not -rank <= axis < rank:
-        raise ValueError(f"Split axis {axis} out of range for rank {rank}")
+    axis = normalize_axis(attrs["axis"], rank)
     value = constant_value(size_splits)
     sizes = [None] * num
     if value is not None:
@@ -247,11 +241,7 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "u
     """The slices of `value` along `axis`, as a list of `num` tensors of one rank less."""
     value = convert_to_tensor(value)
     rank = value.shape.rank
-    axis = int(axis)
-    if rank is not None:
-        if not -rank <= axis < rank:
-            raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
-        axis %= rank
+    axis = normalize_axis(int(axis), rank)
     if num is None:
         num = value.shape[axis] if rank is not None else None
         if num is None:

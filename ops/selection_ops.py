@@ -10,6 +10,7 @@ from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape
 from .constant_op import convert_to_tensor
+from .shape_rules import normalize_axis
 from .cumulative_ops import static_axis
 from .dispatch import apply_op
 
@@ -30,10 +31,8 @@ def _arg_infer(inputs, attrs):
     rank = x.shape.rank
     if rank is None:
         return [(out, TensorShape(None))]
-    if not -rank <= axis < rank:
-        raise ValueError(f"axis {axis} is out of range for a tensor of rank {rank}")
     dims = list(x.shape.dims)
-    del dims[axis % rank]
+    del dims[normalize_axis(axis, rank)]
     return [(out, TensorShape(tuple(dims)))]
 
 

@@ -61,6 +61,16 @@ def broadcast_compare(inputs, attrs):
     return [(dtypes.bool_, broadcast_shapes(inputs[0].shape, inputs[1].shape))]
 
 
+def normalize_axis(axis: int, rank: Optional[int]) -> int:
+    """One `axis` as an index in [0, rank) (unchanged when the rank is unknown);
+    ValueError naming both when it is out of range."""
+    if rank is None:
+        return axis
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis {axis} is out of range for a tensor of rank {rank}")
+    return axis % rank
+
+
 def normalize_axes(axis: Any, rank: Optional[int]) -> Optional[tuple]:
     """Axis argument (None/int/list) as a sorted tuple of non-negative ints."""
     if axis is None:

@@ -17,6 +17,7 @@ from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .constant_op import convert_to_tensor
+from .shape_rules import normalize_axis
 from .dispatch import apply_op
 from .op_helpers import apply_unary
 
@@ -26,8 +27,7 @@ def _check_axis(rank: Optional[int], axis: int) -> None:
         return
     if rank < 1:
         raise ValueError("logits must have at least one dimension (got a scalar)")
-    if not -rank <= axis < rank:
-        raise ValueError(f"axis {axis} is out of bounds for logits of rank {rank}")
+    normalize_axis(axis, rank)
 
 
 def _log_softmax_parts(x, axis):

@@ -14,6 +14,7 @@ from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape
 from .constant_op import convert_to_tensor
+from .shape_rules import normalize_axis
 from .dispatch import apply_op
 
 DIRECTIONS = ("ASCENDING", "DESCENDING")
@@ -49,12 +50,8 @@ def _sort(values: Any, axis: int, direction: str, name: Optional[str]):
                          f"'DESCENDING'")
     values = convert_to_tensor(values)
     rank = values.shape.rank
-    axis = int(axis)
-    if rank is not None:
-        if not -rank <= axis < rank:
-            raise ValueError(f"axis {axis} is out of range for a tensor of rank {rank}")
-        axis %= rank
-    elif axis != -1:
+    axis = normalize_axis(int(axis), rank)
+    if rank is None and axis != -1:
         raise ValueError("sort along an axis other than -1 needs a tensor of known rank")
     return apply_op(SORT, (values,), {"axis": axis, "descending": direction == "DESCENDING"},
                     name)
