@@ -54,3 +54,6 @@ from .ops.control_flow_api import *  # noqa: F401,F403 (function, cond, while_lo
 from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 
 __version__ = "0.1.0"
+# -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
+from .training.module import Module  # noqa: E402
+from .training.namespaces import compat, keras, optimizers, train  # noqa: E402,F401
