@@ -52,7 +52,8 @@ def create_global_step(graph: Optional[Any] = None) -> Variable:
 
 def get_or_create_global_step(graph: Optional[Any] = None) -> Variable:
     """The global step of `graph`, created (int64, 0, not trainable) on first use."""
-    return get_global_step(graph) or create_global_step(graph)
+    step = get_global_step(graph)
+    return step if step is not None else create_global_step(graph)
 
 
 __all__ = ["get_global_step", "create_global_step", "get_or_create_global_step"]
