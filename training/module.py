@@ -48,7 +48,7 @@ class Module:
             name = camel_to_snake(type(self).__name__)
         elif not isinstance(name, str) or not _VALID_IDENTIFIER.match(name):
             raise ValueError(f"{name!r} is not a valid module name. Module names must be "
-                             "valid Python 3 identifiers.")
+                             "valid Python identifiers (e.g. a valid class name).")
         self._name = name
         with _name_scope_cm(name) as scope_name:
             self._scope = ModuleNameScope(scope_name)
