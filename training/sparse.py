@@ -2,7 +2,7 @@
 
 An IndexedSlices gradient names rows of a variable; repeated rows add up.
 Optimizers sum the repeats first (`unique_rows`), then read, compute and
-write only those rows (`gather` + `Variable.scatter_update`), so a step
+write only those rows (`gather`, then `Variable.scatter_update` in place), so a step
 costs what the batch touches, not what the table holds.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ def unique_rows(indices: Any, values: Sequence[Any]) -> Tuple[Any, list]:
 
 
 def rows_of(tensor: Any, rows: Any) -> Any:
-    """`tensor[rows]` (a variable's rows: the gather reads no more than it returns)."""
+    """`tensor[rows]`: a variable's read is its buffer (no copy), so this costs the rows."""
     return gather(tensor, rows)
 
 
@@ -37,14 +37,4 @@ def with_rows(dense: Any, rows: Any, row_values: Any) -> Any:
     return tensor_scatter_nd_update(dense, expand_dims(rows, -1), row_values)
 
 
-def set_rows(variable: Any, rows: Any, row_values: Any) -> Any:
-    """Writes rows `rows` of `variable` in place; the other rows are not touched."""
-    return variable.scatter_update(IndexedSlices(row_values, rows))
-
-
-def map_values(grad: IndexedSlices, fn: Any) -> IndexedSlices:
-    """`fn` applied to the values of an IndexedSlices (fn(0) must be 0)."""
-    return IndexedSlices(fn(grad.values), grad.indices, grad.dense_shape)
-
-
-__all__ = ["is_sparse", "unique_rows", "rows_of", "with_rows", "set_rows", "map_values"]
+__all__ = ["is_sparse", "unique_rows", "rows_of", "with_rows"]

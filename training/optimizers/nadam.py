@@ -54,9 +54,10 @@ class Nadam(Optimizer):
         u_t = beta_1 * (1.0 - 0.5 * power(decay, local_step))
         u_t_1 = beta_1 * (1.0 - 0.5 * power(decay, next_step))
         u_product_t = cast(prepared["u_product"], dtype)
-        return {"beta_1": beta_1, "beta_2": cast(self.beta_2, dtype), "u_t": u_t, "u_t_1": u_t_1, "u_product_t": u_product_t,
-                "u_product_t_1": u_product_t * u_t_1,
-                "beta_2_power": power(cast(self.beta_2, dtype), local_step)}
+        beta_2 = cast(self.beta_2, dtype)
+        return {"beta_1": beta_1, "beta_2": beta_2, "u_t": u_t, "u_t_1": u_t_1,
+                "u_product_t": u_product_t, "u_product_t_1": u_product_t * u_t_1,
+                "beta_2_power": power(beta_2, local_step)}
 
     def _grad_terms(self, grad):
         return grad, grad * grad
