@@ -455,3 +455,54 @@ def test_namespaces():
     assert dg.optimizers is dg.keras.optimizers
     for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Nadam", "Optimizer"):
         assert issubclass(getattr(dg.optimizers, name), dg.optimizers.Optimizer)
+
+
+class KerasStyleMomentum(O.Optimizer):
+    """The subclass of Keras's Optimizer docstring (build + update_step + assign)."""
+
+    def __init__(self, learning_rate=0.1, momentum=0.9, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = momentum
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        self.momentums = [self.add_variable_from_reference(v, name="momentum")
+                          for v in variables]
+
+    def update_step(self, gradient, variable, learning_rate):
+        learning_rate = dg.cast(learning_rate, variable.dtype)
+        m = self.momentums[self._get_variable_index(variable)]
+        self.assign(m, m * self.momentum - gradient * learning_rate)
+        self.assign_add(variable, m)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_keras_style_subclass_follows_the_builtin_numbers(mode):
+    got = _run_dense(KerasStyleMomentum, mode)
+    for step, (want_w, want_b) in enumerate(DENSE["sgd_momentum"]):
+        np.testing.assert_allclose(got[step][0], want_w, rtol=2e-7, atol=1e-7)
+        np.testing.assert_allclose(got[step][1], want_b, rtol=2e-7, atol=1e-7)
+
+
+def test_keras_style_assign_of_indexed_slices_writes_rows_only():
+    class Overwrite(O.Optimizer):
+        def __init__(self):
+            super().__init__(learning_rate=0.001)
+
+        def update_step(self, gradient, variable, learning_rate):
+            self.assign(variable, gradient)
+
+    e = dg.Variable(E0)
+    grad = dg.IndexedSlices(dg.constant([[7.0, 8.0]]), dg.constant([3]), dg.constant([5, 2]))
+    Overwrite().apply_gradients([(grad, e)])
+    want = E0.copy()
+    want[3] = [7.0, 8.0]
+    np.testing.assert_array_equal(e.numpy(), want)
+
+
+def test_loss_scale_factor_divides_gradients():
+    w = dg.Variable([1.0])
+    O.SGD(0.5, loss_scale_factor=4.0).apply_gradients([(dg.constant([2.0]), w)])
+    np.testing.assert_allclose(w.numpy(), [1.0 - 0.5 * 2.0 / 4.0])

@@ -80,6 +80,7 @@ class Optimizer:
         self._variable_index: Dict[Variable, int] = {}
         self._exclude_ids: set = set()
         self._exclude_pattern: Optional[Any] = None
+        self._step_ops: List[Any] = []
         with outside_functions(), name_scope(self.name):
             self._iterations = Variable(0, name="iteration", dtype=dtypes.int64,
                                         trainable=False)
@@ -170,7 +171,7 @@ class Optimizer:
                 for slot_name in self.slot_names_for(variable):
                     self._make_slot(variable, slot_name)
             self._build_extra(var_list)
-        self.built = True
+        self.built = True  # a subclass's build() goes on to add its own slots
 
     def slot_names_for(self, variable: Variable) -> Tuple[str, ...]:
         return self.slot_names
@@ -181,14 +182,64 @@ class Optimizer:
     def _build_extra(self, var_list: Sequence[Variable]) -> None:
         """Creates non-slot state (a hook for Nadam)."""
 
-    def _make_slot(self, variable: Variable, slot_name: str) -> Variable:
+    def _make_slot(self, variable: Variable, slot_name: str, fill: Any = None) -> Variable:
         base = variable.name.split(":")[0].replace("/", "_")
-        fill = self._slot_initial_value(slot_name)
+        fill = self._slot_initial_value(slot_name) if fill is None else fill
 
         def initial() -> Any:
             shape = variable.shape.as_list()
+            if callable(fill):
+                return fill(shape, variable.dtype)
             return np.full(shape, fill, dtype=variable.dtype.as_numpy_dtype)
-        return self._slots.create(variable, slot_name, initial, f"{base}_{slot_name}")
+        with outside_functions(), name_scope(self.name):
+            return self._slots.create(variable, slot_name, initial, f"{base}_{slot_name}")
+
+    # -- Keras's subclassing API: build() adds slots, update_step() assigns ------------
+    def add_variable_from_reference(self, reference_variable: Variable, name: str,
+                                    initializer: Any = "zeros") -> Variable:
+        """A slot shaped like `reference_variable` ("zeros", "ones", a number or a
+        callable(shape, dtype))."""
+        if isinstance(initializer, str):
+            if initializer not in ("zeros", "ones"):
+                raise ValueError(f"Unknown initializer: {initializer!r}")
+            initializer = 0.0 if initializer == "zeros" else 1.0
+        return self._make_slot(reference_variable, name, initializer)
+
+    def add_optimizer_variables(self, trainable_variables: Sequence[Variable], name: Any,
+                                initializer: Any = "zeros") -> Any:
+        """Slots `name` (or each of a list of names) for every variable, Keras's order."""
+        names = [name] if isinstance(name, str) else list(name)
+        made: Tuple[List[Variable], ...] = tuple([] for _ in names)
+        for variable in trainable_variables:
+            for found, slot_name in zip(made, names):
+                found.append(self.add_variable_from_reference(variable, slot_name, initializer))
+        return made[0] if isinstance(name, str) else made
+
+    def _get_variable_index(self, variable: Variable) -> int:
+        return self._variable_index[variable]
+
+    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+        """Keras's per-variable hook for subclasses; the built-ins give `_rule` instead."""
+        raise NotImplementedError(f"{type(self).__name__} must override update_step or _rule")
+
+    def assign(self, variable: Variable, value: Any) -> None:
+        """variable = value (an IndexedSlices value writes only its rows)."""
+        self._record(variable, value, "scatter_update", "assign")
+
+    def assign_add(self, variable: Variable, value: Any) -> None:
+        self._record(variable, value, "scatter_add", "assign_add")
+
+    def assign_sub(self, variable: Variable, value: Any) -> None:
+        self._record(variable, value, "scatter_sub", "assign_sub")
+
+    def _record(self, variable: Variable, value: Any, sparse_method: str, method: str) -> None:
+        if isinstance(value, IndexedSlices):
+            rows = IndexedSlices(cast(value.values, variable.dtype), value.indices,
+                                 value.dense_shape)
+            result = getattr(variable, sparse_method)(rows)
+        else:
+            result = getattr(variable, method)(cast(value, variable.dtype), read_value=False)
+        self._step_ops.append(result)
 
     def _slot(self, variable: Variable, slot_name: str) -> Variable:
         return self._slots.get(variable, slot_name)
@@ -226,7 +277,10 @@ class Optimizer:
                                  "`optimizer.build(trainable_variables)` first. ")
             trainable_variables = list(self._variable_index)
         trainable_variables = list(trainable_variables)
-        self.build(trainable_variables)
+        if not self.built:
+            with outside_functions(), name_scope(self.name):
+                self.build(trainable_variables)
+            self.built = True
         for variable in trainable_variables:
             if variable not in self._variable_index:
                 raise ValueError(f"Unknown variable: {variable}. This optimizer can only be "
@@ -295,6 +349,10 @@ class Optimizer:
 
     def _update(self, grad: Any, variable: Variable, learning_rate: Any,
                 prepared: Dict[str, Any]) -> List[Any]:
+        if type(self).update_step is not Optimizer.update_step:  # a Keras-style subclass
+            self._step_ops: List[Any] = []
+            self.update_step(grad, variable, learning_rate)
+            return self._step_ops
         dtype = variable.dtype
         lr = cast(learning_rate, dtype)
         step = self._step_values(variable, prepared)
