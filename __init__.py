@@ -57,3 +57,4 @@ __version__ = "0.1.0"
 # -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
 from .training.module import Module  # noqa: E402
 from .training.namespaces import compat, keras, optimizers, train  # noqa: E402,F401
+from .ops.norm_ops import norm  # noqa: F401 (tf.norm, also dg.linalg.norm)
