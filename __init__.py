@@ -53,4 +53,8 @@ from .grad_registry import conv_grad, nn_grad, pooling_grad, random_grad, softma
 from .ops.control_flow_api import *  # noqa: F401,F403 (function, cond, while_loop, TensorArray)
 from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 
+from .ops.norm_ops import norm  # noqa: F401
+from .ops.meshgrid_ops import meshgrid  # noqa: F401
+from .grad_registry import nan_safe_grad, segment_grad  # noqa: F401
+
 __version__ = "0.1.0"
