@@ -56,5 +56,7 @@ from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 from .ops.norm_ops import norm  # noqa: F401
 from .ops.meshgrid_ops import meshgrid  # noqa: F401
 from .grad_registry import nan_safe_grad, segment_grad  # noqa: F401
+from .ops.static_value_ops import get_static_value, placeholder_with_default  # noqa: F401
+from .grad_registry import static_value_grad  # noqa: F401
 
 __version__ = "0.1.0"

@@ -159,8 +159,10 @@ class GradientTape:
 
     def _backprop(self, tape: Tape, targets: List[Any], target_ids: List[Any],
                   sources: List[Any], output_gradients: Optional[List[Any]]) -> list:
-        """Runs imperative_grad with this tape paused (its gradient ops are not its own)."""
-        was = self._recording
+        """Runs imperative_grad; a non-persistent tape is paused (its gradient ops are not
+        its own), a persistent one inside its context records them, as in TF, so that
+        gradients of those gradients can be taken from it."""
+        was = self._recording and not self._persistent
         if was:
             self._pop()
         try:

@@ -36,3 +36,26 @@ def test_linspace_of_zero_points_is_empty_in_both_modes():
         out = dg.linspace(1.0, 5.0, dg.placeholder(dg.int32, []))
         with dg.Session() as sess:
             assert sess.run(out, {g.get_tensor_by_name("Placeholder:0"): 0}).shape == (0,)
+
+
+def test_persistent_tape_records_gradients_taken_inside_its_context():
+    with dg.GradientTape(persistent=True) as tape:
+        x = dg.constant(3.0)
+        tape.watch(x)
+        y = x ** 3
+        dy_dx = tape.gradient(y, x)          # 3 x**2, recorded on the tape as in TF
+        d2y_dx2 = tape.gradient(dy_dx, x)    # 6 x
+    d3y_dx3 = tape.gradient(d2y_dx2, x)      # 6
+    assert [float(dy_dx), float(d2y_dx2), float(d3y_dx3)] == [27.0, 18.0, 6.0]
+
+
+def test_get_static_value_and_placeholder_with_default_feeds():
+    assert dg.get_static_value(dg.constant([1, 2])).tolist() == [1, 2]
+    g = dg.Graph()
+    with g.as_default():
+        x = dg.constant([1.0, 2.0])
+        p = dg.placeholder_with_default(x, [None])
+        assert p.shape.as_list() == [None] and dg.get_static_value(p * 2) is None
+        with dg.Session() as sess:
+            assert sess.run(p * 2).tolist() == [2.0, 4.0]
+            assert sess.run(p * 2, {p: [5.0, 6.0, 7.0]}).tolist() == [10.0, 12.0, 14.0]

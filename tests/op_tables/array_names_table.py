@@ -32,6 +32,8 @@ ROWS = [
            lambda p: clipped_rows(p, _IDS, 1.0), inputs(lambda rng: rng.uniform(0.5, 2, (4, 3)))),
     OpSpec("random.shuffle", _seeded(lambda x: dg.random.shuffle(x, seed=4)), None,
            inputs(normal(5, 2)), order=0),
+    OpSpec("placeholder_with_default", lambda x: dg.placeholder_with_default(x, [None, 3]) * x,
+           np.square, inputs(normal(2, 3))),
     OpSpec("norm", lambda x: dg.norm(x, axis=1), lambda x: np.linalg.norm(x, axis=1),
            inputs(normal(3, 4))),
 ]
