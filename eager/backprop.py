@@ -231,6 +231,9 @@ class GradientTape:
         tape = self._check_usable("batch_jacobian")
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
+        for shape in (target.shape, source.shape):
+            if shape.rank is not None and shape.rank < 2:
+                raise ValueError(f"Shape {shape} must have rank at least 2")
         tshape = target.shape.as_list()
         sshape = list(_source_shape(source))
         if tshape[0] != sshape[0]:
@@ -303,6 +306,12 @@ def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list
                    n: int) -> list:
     """The unvectorized Jacobian: one backward pass per target element, rows stacked."""
     rows: List[List[Any]] = [[] for _ in flat_sources]
+    if n == 0:   # no rows, but a connected source still has a (zero-size) Jacobian
+        grads = imperative_grad(tape.producers, [target], [target.tensor_id], source_ids,
+                                [array_ops.zeros_like(target)], release=False)
+        return [None if g is None else
+                array_ops.zeros(target.shape.as_list() + list(_source_shape(s)), s.dtype)
+                for s, g in zip(flat_sources, grads)]
     for j in range(n):
         grads = imperative_grad(tape.producers, [target], [target.tensor_id], source_ids,
                                 [_one_hot_like(target, j)], release=False)
