@@ -172,6 +172,14 @@ class GradientTape:
             if was:
                 self._push()
 
+    def _check_loop_allowed(self, what: str, use_pfor: bool) -> None:
+        """The per-element loop differentiates the tape many times: eagerly, only a
+        persistent tape may (as TF)."""
+        if not use_pfor and not self._persistent and context.executing_eagerly():
+            raise RuntimeError(f"GradientTape must be created with persistent=True to compute "
+                               f"the {what} with eager execution enabled and with "
+                               "experimental_use_pfor set to False.")
+
     def _finish(self) -> None:
         """A non-persistent tape is spent after one gradient/jacobian: drop its entries."""
         if not self._persistent:
@@ -191,6 +199,7 @@ class GradientTape:
         vectorized over all one-hot output gradients; otherwise once per element.
         """
         tape = self._check_usable("jacobian")
+        self._check_loop_allowed("jacobian", experimental_use_pfor)
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
         flat_sources = nest.flatten(sources)
@@ -229,6 +238,7 @@ class GradientTape:
                        experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobians: result[b] = d target[b] / d source[b]."""
         tape = self._check_usable("batch_jacobian")
+        self._check_loop_allowed("batch_jacobian", experimental_use_pfor)
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
         for shape in (target.shape, source.shape):
@@ -330,6 +340,14 @@ def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list
 def _batch_jacobian_loop(tape: Tape, target: Any, source: Any, batch: int,
                          inner: int) -> Optional[list]:
     """Per-example Jacobian columns, one backward pass each (None: unconnected)."""
+    if inner == 0:   # no columns, but a connected source still has a (zero-size) result
+        (g,) = imperative_grad(tape.producers, [target], [target.tensor_id],
+                               [_source_id(source)], [array_ops.zeros_like(target)],
+                               release=False)
+        if g is None:
+            return None
+        return [array_ops.zeros([target.shape.as_list()[0], 0] +
+                                list(_source_shape(source))[1:], source.dtype)]
     parts = []
     for j in range(inner):
         seed = _column_seed(target, batch, inner, j)

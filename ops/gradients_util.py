@@ -138,8 +138,8 @@ def default_grad_ys(grad_ys: Optional[Sequence[Any]], ys: Sequence[Any]) -> list
     for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
         if grad_y is None:
             if y.dtype.is_complex:
-                raise TypeError(f"Gradients of complex tensors must set grad_ys "
-                                f"(y.dtype = {y.dtype!r})")
+                raise TypeError(f"Gradients of complex tensors ({y!r}) must set grad_ys "
+                                f"(y.dtype = {y.dtype.name})")
             if not y.dtype.is_numeric:
                 raise TypeError(f"Tensor {y} with type {y.dtype.name} must be numeric to "
                                 "obtain a default gradient")
