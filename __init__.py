@@ -61,6 +61,7 @@ from .grad_registry import static_value_grad  # noqa: F401
 
 __version__ = "0.1.0"
 # -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
+from .namespaces import compat  # noqa: E402,F401 (dg.compat.v1 / v2)
 from .training.module import Module  # noqa: E402
-from .training.namespaces import compat, keras, optimizers, train  # noqa: E402,F401
-from .ops.norm_ops import norm  # noqa: F401 (tf.norm, also dg.linalg.norm)
+from .training.namespaces import extend as _extend, keras, optimizers, train, v1_train  # noqa: E402,F401
+_extend(compat.v1, {"train": v1_train})
