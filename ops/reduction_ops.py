@@ -80,6 +80,14 @@ MAX = declare_op("Max", _minmax(np.max, _lowest), reduction(), input_kinds="fiu"
                  grad_inputs=(0,), grad_outputs=(0,))
 MIN = declare_op("Min", _minmax(np.min, _highest), reduction(), input_kinds="fiu",
                  grad_inputs=(0,), grad_outputs=(0,))
+def _euclidean_norm(x, axis, keepdims):
+    magnitude = np.abs(x) if x.dtype.kind == "c" else x
+    out = np.sqrt(np.sum(magnitude * magnitude, axis=axis, keepdims=keepdims))
+    return out.astype(x.dtype)  # complex input gives a complex result, as in TF
+
+
+EUCLIDEAN_NORM = declare_op("EuclideanNorm", _reducer(_euclidean_norm, keep_int_dtype=False),
+                            reduction(), input_kinds="fci", grad_inputs=(0,), grad_outputs=(0,))
 ALL = declare_op("All", _reducer(np.all, False), reduction(), input_kinds="b", grad_inputs=())
 ANY = declare_op("Any", _reducer(np.any, False), reduction(), input_kinds="b", grad_inputs=())
 
@@ -116,6 +124,12 @@ def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: Optional[str] = None):
     return _reduce(MIN, input_tensor, axis, keepdims, name)
+
+
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: Optional[str] = None):
+    """sqrt(sum(|x|**2)) over `axis`: one op, so its gradient is x / norm (NaN at 0, as TF)."""
+    return _reduce(EUCLIDEAN_NORM, input_tensor, axis, keepdims, name)
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
