@@ -77,12 +77,38 @@ def test_random_programs_agree(program, second_order):
         check_program(program, second_order)
 
 
-# Shrunk failures found by the fuzzer, kept as regressions (each once failed).
-REGRESSIONS = [
-]
+# Shrunk failures found by the fuzzer, kept as regressions. Each failed before
+# gradient functions accepted an IndexedSlices upstream gradient (from gather):
+# Mean's gradient divided it, MirrorPad's kernel and BroadcastTo/Add's
+# sum_to_shape could not take it as an input.
+REGRESSIONS = {
+    "mean_then_gather": Program(
+        [(1, 1), (1, 1)],
+        [Node("atan", (0,)), Node("reduce_mean", (2,), (0, False)),
+         Node("gather", (3,), (0, (0, 0)))],
+        [(1, 1), (1, 1), (1, 1), (1,), (2,)], seed=3),
+    "reflect_pad_then_gather": Program(
+        [(1, 3)],
+        [Node("sqrt1p_sq", (0,)), Node("pad", (1,), (((0, 0), (1, 1)), "REFLECT")),
+         Node("gather", (2,), (0, (0, 0, 0, 0)))],
+        [(1, 3), (1, 3), (1, 5), (4, 5)], seed=477),
+    "add_then_gather": Program(
+        [(3, 2, 3), ()], [Node("add", (0, 0)), Node("gather", (2,), (0, (1,)))],
+        [(3, 2, 3), (), (3, 2, 3), (1, 2, 3)], seed=943),
+    "broadcast_to_then_gather": Program(
+        [(), (1, 1, 1)],
+        [Node("expand_dims", (0,), (0,)), Node("gather", (2,), (0, (0, 0, 0))),
+         Node("stack", (3, 3), (1,)), Node("concat", (4, 4), (1,)),
+         Node("reduce_prod", (5,), (None, True)), Node("transpose", (6,), ((1, 0),)),
+         Node("reshape", (7,), ((1, 1),)), Node("gather", (8,), (1, (0, 0, 0, 0))),
+         Node("reshape", (9,), ((4,),)), Node("broadcast_to", (10,), ((4,),)),
+         Node("gather", (11,), (0, (0, 1, 1)))],
+        [(), (1, 1, 1), (1,), (3,), (3, 2), (3, 4), (1, 1), (1, 1), (1, 1), (1, 4), (4,),
+         (4,), (3,)], seed=4484),
+}
 
 
-@pytest.mark.parametrize("program", REGRESSIONS, ids=lambda p: p.nodes[-1].op)
+@pytest.mark.parametrize("program", list(REGRESSIONS.values()), ids=list(REGRESSIONS))
 def test_regressions(program):
     with np.errstate(all="ignore"):
         check_program(program, second_order=True)
