@@ -41,5 +41,11 @@ class InternalError(OpError):
     """An invariant of the runtime was broken."""
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor was used where a Python value is needed (bool, iteration,
+    a name) while building a graph."""
+
+
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
-           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError"]
+           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
+           "OperatorNotAllowedInGraphError"]

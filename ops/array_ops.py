@@ -8,6 +8,7 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
@@ -171,7 +172,18 @@ def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
     dtype = dtypes.as_dtype(dtype)
     if isinstance(shape, Tensor):
         return fill(shape, constant(value, dtype), name=name)
-    dims = tuple(as_shape(shape).as_list()) if not isinstance(shape, int) else (shape,)
+    try:
+        dims = tuple(as_shape(shape).as_list()) if not isinstance(shape, int) else (shape,)
+    except ValueError as error:  # a negative dimension
+        dims = None
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, str(error)) from None
+        raise
+    if any(d is None or d < 0 for d in dims):
+        message = f"Dimensions must be known and non-negative, got shape {list(dims)}"
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, message)
+        raise ValueError(message)
     return constant(np.full(dims, value, dtype=dtype.as_numpy_dtype), name=name or "Const")
 
 
