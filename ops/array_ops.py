@@ -12,6 +12,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
+from .arg_errors import scalar_int_arg
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .op_helpers import apply_unary
@@ -335,7 +336,7 @@ EXPAND_DIMS = declare_op("ExpandDims", lambda x, *, axis: np.expand_dims(x, axis
 
 def expand_dims(input: Any, axis: int, name: Optional[str] = None):  # noqa: A002
     """`input` with a new axis of size 1 inserted at `axis`."""
-    return apply_unary(EXPAND_DIMS, input, name, {"axis": int(axis)})
+    return apply_unary(EXPAND_DIMS, input, name, {"axis": scalar_int_arg(axis)})
 
 
 def _squeeze_kernel(x, *, axis):
