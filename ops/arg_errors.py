@@ -60,3 +60,35 @@ def scalar_int_arg(value: Any, what: str = "axis") -> int:
         raise mode_error(f"{what} must be a scalar, got shape {list(np.shape(array))}",
                          ValueError)
     return int(array)
+
+
+def int_vector_arg(value: Any, what: str) -> tuple:
+    """`value` (a list or 1-D integer tensor, e.g. transpose's perm) as a tuple of
+    ints, with the classes of `scalar_int_arg` and a non-vector
+    InvalidArgumentError (graph: ValueError)."""
+    if isinstance(value, Tensor):
+        if not value.dtype.is_integer:
+            raise mode_error(f"{what} must be int32 or int64, got a {value.dtype.name} tensor",
+                             TypeError)
+        array = value.array if isinstance(value, EagerTensor) else constant_value(value)
+        if array is None:
+            raise ValueError(f"{what} must be statically known, got {value}")
+    else:
+        array = np.asarray(value)
+        if array.dtype.kind == "O":
+            error = ValueError if _state.graph is None or value is None else TypeError
+            raise error(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                        f"({type(value).__name__}) to a Tensor ({what}).")
+        if array.size and array.dtype.kind not in "iu":
+            raise mode_error(f"{what} must be integers, got {value!r}", TypeError)
+    if np.ndim(array) != 1:
+        raise mode_error(f"{what} must be a vector, got shape {list(np.shape(array))}",
+                         ValueError)
+    return tuple(int(a) for a in array)
+
+
+def bool_attr(value: Any, what: str) -> bool:
+    """A bool attr (adjoint, full_matrices, ...): TF accepts only bools (TypeError)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"Expected bool for argument '{what}' not {value!r}.")

@@ -12,7 +12,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
-from .arg_errors import scalar_int_arg
+from .arg_errors import int_vector_arg, mode_error, scalar_int_arg
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .op_helpers import apply_unary
@@ -400,9 +400,14 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: str = "transpo
     """`a` with its axes permuted by `perm` (reversed when None)."""
     a = convert_to_tensor(a)
     if perm is not None:
-        perm = tuple(int(p) for p in (perm.numpy() if hasattr(perm, "numpy") else perm))
-        if a.shape.rank is not None:
-            perm = tuple(p % a.shape.rank if a.shape.rank else p for p in perm)
+        perm = int_vector_arg(perm, "perm")
+        rank = a.shape.rank
+        if rank is not None:
+            if len(perm) != rank or sorted(p % rank if rank else p for p in perm) != \
+                    list(range(rank)) or any(not -rank <= p < rank for p in perm):
+                raise mode_error(f"transpose: perm {list(perm)} is not a permutation of the "
+                                 f"{rank} axes of {a.shape}", ValueError)
+            perm = tuple(p % rank if rank else p for p in perm)
     elif a.shape.rank is not None:
         perm = tuple(reversed(range(a.shape.rank)))
     out = apply_op(TRANSPOSE, (a,), {"perm": perm}, name)
