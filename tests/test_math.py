@@ -322,8 +322,7 @@ def test_argmax_argmin_dtypes_and_no_gradient():
         tape.watch(x)
         y = dg.cast(dg.argmax(x, 1), dg.float32)
     assert tape.gradient(y, x) is None
-    # TF 2.21 builds the op and raises InvalidArgumentError when it runs.
-    with dg.Graph().as_default(), pytest.raises(InvalidArgumentError, match="ArgMax"):
+    with dg.Graph().as_default(), pytest.raises(ValueError, match="ArgMax"):  # as TF 2.21
         dg.argmax(dg.placeholder(dg.float32, [2, 3]), axis=2)
 
 
