@@ -15,7 +15,7 @@ import numpy as np
 from .array_ops import expand_dims, ones_like, squeeze, transpose, where, zeros_like
 from .constant_op import convert_to_tensor
 from .linalg_ops import svd
-from .math_ops import abs as abs_, greater, pow as pow_, sqrt, square
+from .math_ops import abs as abs_, cast, greater, pow as pow_, sqrt, square
 from .reduction_ops import reduce_max, reduce_sum
 
 _VECTOR_ORDS = ("euclidean", 1, 2, np.inf)
@@ -80,17 +80,21 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002 (T
 
     ord: 'euclidean' (default; the Frobenius norm for matrices), 'fro' (matrices
     only), 1, 2, inf (np.inf or 'inf'), or any positive real p for vector norms.
-    Real-valued for complex input. The gradient at a zero input (e.g. of the
+    For complex input the euclidean and Frobenius norms keep the complex dtype
+    (zero imaginary part) and the others are real, as in TF. The gradient at a zero input (e.g. of the
     euclidean norm at x = 0) is the subgradient 0, not NaN, to every order.
     """
     ord = _canonical_ord(ord)  # noqa: A001
     axis, is_matrix = _check_args(ord, axis)
     keepdims = bool(keepdims)
     x = convert_to_tensor(tensor)
-    if x.dtype.is_complex:
+    complex_dtype = x.dtype if x.dtype.is_complex else None
+    if complex_dtype is not None:
         x = abs_(x)
     if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
-        return _safe_root(reduce_sum(square(x), axis, keepdims=keepdims), sqrt)
+        result = _safe_root(reduce_sum(square(x), axis, keepdims=keepdims), sqrt)
+        # TF 2.21 returns these norms of a complex tensor in its complex dtype
+        return result if complex_dtype is None else cast(result, complex_dtype)
     if ord == 2:
         return _matrix_two_norm(x, axis, keepdims)
     magnitude = abs_(x)
