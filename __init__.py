@@ -55,3 +55,13 @@ from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 
 __version__ = "0.1.0"
 from .namespaces import compat  # noqa: F401 (dg.compat.v1 / v2)
+
+# -- keep this block last: `dir(dg)` and `dg.__all__` list the public API only --------
+from .namespaces import hide_implementation_modules as _hide, public_names as _public_names  # noqa: E402,E501
+
+_hide(globals())
+__all__ = _public_names(globals())
+
+
+def __dir__() -> list:
+    return _public_names(globals())
