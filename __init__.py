@@ -60,6 +60,8 @@ from .ops.static_value_ops import get_static_value, placeholder_with_default  # 
 from .grad_registry import static_value_grad  # noqa: F401
 
 __version__ = "0.1.0"
+from .ops.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)
+
 # -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
 from .namespaces import compat  # noqa: E402,F401 (dg.compat.v1 / v2)
 from .training.module import Module  # noqa: E402

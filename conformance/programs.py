@@ -267,3 +267,19 @@ def tensor_shape_assertions(tf):
     return [attempt(lambda: shape.assert_is_compatible_with([2, 3])),
             attempt(lambda: shape.assert_is_compatible_with([3])),
             attempt(lambda: tf.TensorShape([2]).assert_is_compatible_with([]))]
+
+
+# -- map_fn and scan (forwardprop_test HessianTests, parallel_for gradients_test) --------
+@program
+def map_fn_and_scan(tf):
+    x = tf.constant(np.arange(6.0).reshape(3, 2))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        squares = tf.map_fn(lambda r: r * r, x)
+        products = tf.scan(lambda a, e: a * e, x, initializer=tf.constant([1.0, 1.0], tf.float64))
+        suffix = tf.scan(lambda a, e: a + e, x, reverse=True)
+        loss = tf.reduce_sum(squares) + tf.reduce_sum(products) + tf.reduce_sum(suffix)
+    with tf.Graph().as_default():
+        z = tf.scan(lambda a, e: a + e, tf.ones([6]), initializer=tf.ones([3, 4]))
+        static = z.shape.as_list()
+    return [squares, products, suffix, tape.gradient(loss, x), static]

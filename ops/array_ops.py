@@ -169,8 +169,8 @@ def fill(dims: Any, value: Any, name: Optional[str] = None):
 
 def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
     dtype = dtypes.as_dtype(dtype)
-    if isinstance(shape, Tensor):
-        return fill(shape, constant(value, dtype), name=name)
+    if isinstance(shape, Tensor):   # a bool fill is True/False, as tf.ones/tf.zeros
+        return fill(shape, constant(bool(value) if dtype.is_bool else value, dtype), name=name)
     dims = tuple(as_shape(shape).as_list()) if not isinstance(shape, int) else (shape,)
     return constant(np.full(dims, value, dtype=dtype.as_numpy_dtype), name=name or "Const")
 
