@@ -11,7 +11,7 @@ PYTHON="${PYTHON:-python3}"
 VENV=.venv-conformance
 PY="$VENV/bin/python"
 PIP="$PY -m pip install --quiet --disable-pip-version-check"
-TFSUITE=../shared/tfsuite
+TFSUITE="${TFSUITE:-../shared/tfsuite}"   # the runner beside this checkout (override: TFSUITE=...)
 SRC="${TFSUITE_SRC:-$HOME/.cache/tfsuite/src}"
 
 if [ ! -f "$VENV/.conformance-installed" ]; then

@@ -102,3 +102,21 @@ def test_tangents_do_not_outlive_their_primals():
         del derived
         gc.collect()
         assert derived_ref() is None and derived_tangent_ref() is None
+
+
+def test_accumulator_around_vectorized_map_and_nested_functions():
+    primal = dg.constant(PRIMAL)
+    ones = dg.constant(np.ones(3, np.float32))
+    with dg.autodiff.ForwardAccumulator(primal, ones) as acc:
+        mapped = dg.vectorized_map(lambda row: dg.sin(primal) * row, dg.constant(TANGENTS))
+        nested = dg.function(lambda: dg.function(lambda: dg.sin(primal))())()
+    np.testing.assert_allclose(acc.jvp(mapped).numpy(), np.cos(PRIMAL) * TANGENTS, rtol=1e-6)
+    np.testing.assert_allclose(acc.jvp(nested).numpy(), np.cos(PRIMAL), rtol=1e-6)
+
+    @dg.function
+    def inside(tangent):
+        with dg.autodiff.ForwardAccumulator(primal, tangent) as inner:
+            y = dg.function(lambda: dg.sin(primal))()
+        return inner.jvp(y)
+
+    np.testing.assert_allclose(inside(ones).numpy(), np.cos(PRIMAL), rtol=1e-6)
