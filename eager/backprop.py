@@ -8,6 +8,7 @@ from typing import Any, Iterator, List, Optional
 import numpy as np
 
 from ..framework import nest
+from ..framework.func_graph import inner_tensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
@@ -26,7 +27,7 @@ def _source_id(source: Any) -> Optional[int]:
     handle = getattr(source, "handle", None)
     if handle is not None and not isinstance(source, Tensor):
         return handle.tensor_id
-    return source.tensor_id
+    return inner_tensor(source, capture=False).tensor_id
 
 
 def _is_variable(value: Any) -> bool:
@@ -106,6 +107,9 @@ class GradientTape:
                 _log.warning("The dtype of the watched tensor must be floating (e.g. "
                              "float32), got %s", t.dtype.name)
             self._tape.watch_id(t.tensor_id)
+            inner = inner_tensor(t)   # an outer tensor watched inside a traced function
+            if inner is not t:
+                self._tape.watch_id(inner.tensor_id)
 
     def watched_variables(self) -> tuple:
         """Variables watched (explicitly or by being read), in first-watch order."""
