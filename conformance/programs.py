@@ -283,3 +283,20 @@ def map_fn_and_scan(tf):
         z = tf.scan(lambda a, e: a + e, tf.ones([6]), initializer=tf.ones([3, 4]))
         static = z.shape.as_list()
     return [squares, products, suffix, tape.gradient(loss, x), static]
+
+
+@program
+def forward_over_back_hessian_in_map_fn_in_function(tf):
+    mat_value = np.random.RandomState([1, 2, 3]).randn(4, 4).astype("float32")
+    mat = tf.Variable(mat_value)
+
+    def hvp(x, tangent):
+        with tf.autodiff.ForwardAccumulator(x, tangent) as acc:
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.reduce_sum(x[:, None] * mat * x[None, :])
+            grad = tape.gradient(y, x)
+        return acc.jvp(grad)
+
+    hessian = tf.function(lambda x: tf.map_fn(lambda t: hvp(x, t), tf.eye(4), dtype=tf.float32))
+    return hessian(tf.constant([0.5, -1.0, 2.0, 0.25]))

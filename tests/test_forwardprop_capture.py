@@ -120,3 +120,29 @@ def test_accumulator_around_vectorized_map_and_nested_functions():
         return inner.jvp(y)
 
     np.testing.assert_allclose(inside(ones).numpy(), np.cos(PRIMAL), rtol=1e-6)
+
+
+def test_forward_over_back_hessian_in_map_fn_inside_a_function():
+    """forwardprop_test's HessianTests.testHessian1D pattern: a tape and an accumulator in a
+    while body (map_fn) inside dg.function, both about the function's own argument."""
+    rng = np.random.RandomState([1, 2, 3])
+    mat_value = rng.randn(4, 4).astype("float32")
+    mat = dg.Variable(mat_value)
+
+    def hvp(x, tangent):
+        with dg.autodiff.ForwardAccumulator(x, tangent) as acc:
+            with dg.GradientTape() as tape:
+                tape.watch(x)
+                y = dg.reduce_sum(x[:, None] * mat * x[None, :])
+            grad = tape.gradient(y, x)
+        return acc.jvp(grad)
+
+    @dg.function
+    def hessian(x):
+        return dg.map_fn(lambda t: hvp(x, t), dg.eye(4), dtype=dg.float32)
+
+    x = dg.constant(rng.randn(4).astype("float32"))
+    expected = mat_value + mat_value.T
+    np.testing.assert_allclose(hessian(x).numpy(), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dg.map_fn(lambda t: hvp(x, t), dg.eye(4)).numpy(), expected,
+                               rtol=1e-5, atol=1e-5)
