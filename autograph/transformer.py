@@ -47,9 +47,9 @@ def _place(nodes: List[ast.AST], ref: ast.AST) -> None:
     for node in nodes:
         for sub in ast.walk(node):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                # one line: Python reports a call at the line its callee expression ends
                 sub.lineno, sub.col_offset = ref.lineno, ref.col_offset
-                sub.end_lineno = getattr(ref, "end_lineno", ref.lineno)
-                sub.end_col_offset = getattr(ref, "end_col_offset", ref.col_offset)
+                sub.end_lineno, sub.end_col_offset = ref.lineno, ref.col_offset
 
 
 class Namer:
