@@ -53,5 +53,12 @@ from .grad_registry import conv_grad, nn_grad, pooling_grad, random_grad, softma
 from .ops.control_flow_api import *  # noqa: F401,F403 (function, cond, while_loop, TensorArray)
 from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 
+from . import autograph  # noqa: F401 (dg.function's source conversion; dg.autograph)
+from .ops.print_ops import print  # noqa: F401,A004 (tf.print)
+from .ops.py_function_ops import py_function  # noqa: F401
+from .ops.check_ops import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
+                            assert_rank, check_numerics)
+from .grad_registry import check_grad, py_function_grad  # noqa: F401
+from .namespaces import debugging, nest  # noqa: F401
+
 __version__ = "0.1.0"
-from . import autograph  # noqa: E402,F401 (dg.function's source conversion; dg.autograph)

@@ -12,6 +12,8 @@ from .ops import math_extra
 from .ops import gradient_checker
 from .eager import forwardprop
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
+from .ops import check_ops
+from .framework import nest_api
 
 _state = context.state
 
@@ -36,6 +38,8 @@ nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops)
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})
+debugging = _namespace("duograd.debugging", check_ops)
+nest = _namespace("duograd.nest", nest_api)
 
 
 @contextlib.contextmanager
