@@ -36,10 +36,16 @@ def _assert_kernel(resources: Any, condition: Any, *data: Any, template: tuple,
                    summarize: int) -> None:
     if np.all(condition):
         return
-    pieces = [piece if isinstance(piece, str) else format_array(data[piece], summarize)
+    pieces = [piece if isinstance(piece, str) else _summary(data[piece], summarize)
               for piece in template]
     raise InvalidArgumentError(None, None, "assertion failed: " +
                                " ".join(f"[{p}]" for p in pieces))
+
+
+def _summary(array: Any, summarize: int) -> str:
+    """A tensor's text inside Assert's brackets: its values without the outer ones."""
+    text = format_array(array, summarize)
+    return text[1:-1] if np.ndim(array) else text
 
 
 ASSERT = declare_op("Assert", _assert_kernel, lambda inputs, attrs: [], num_outputs=0,
