@@ -62,3 +62,6 @@ from .grad_registry import check_grad, py_function_grad  # noqa: F401
 from .namespaces import debugging, nest  # noqa: F401
 
 __version__ = "0.1.0"
+# -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
+from .training.module import Module  # noqa: E402
+from .training.namespaces import compat, keras, optimizers, train  # noqa: E402,F401

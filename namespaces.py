@@ -44,10 +44,24 @@ nest = _namespace("duograd.nest", nest_api)
 
 @contextlib.contextmanager
 def name_scope(name: Optional[str]) -> Iterator[str]:
-    """A scope for op names in graph mode (a no-op in eager mode, as in TF2)."""
+    """A scope for op names in graph mode; in eager mode it prefixes variable names.
+
+    Eager mode follows TF2: names are not made unique, and a name ending in
+    '/' replaces the enclosing scope instead of nesting in it."""
     graph = _state.graph
     if graph is None:
-        yield (name + "/") if name else ""
+        outer = _state.name_scope
+        if not name:
+            scope = ""
+        elif name.endswith("/"):
+            scope = name
+        else:
+            scope = f"{outer}{name}/"
+        _state.name_scope = scope
+        try:
+            yield scope
+        finally:
+            _state.name_scope = outer
         return
     with graph.name_scope(name) as scope:
         yield scope
