@@ -47,7 +47,8 @@ def is_user_function(fn: types.FunctionType) -> bool:
         return False
     if fn.__name__ == "<lambda>" or code.co_flags & _CO_UNCONVERTIBLE:
         return False
-    module = (getattr(fn, "__module__", None) or "").split(".")[0]
+    # the defining module (functools.wraps copies the wrapped function's __module__)
+    module = (fn.__globals__.get("__name__") or "").split(".")[0]
     if module in _SKIPPED_MODULES:
         return False
     return not code.co_filename.startswith(_LIBRARY_PATHS)
@@ -125,7 +126,7 @@ def _convert_code(fn: types.FunctionType) -> Optional[types.CodeType]:
 
 def _parse(fn: types.FunctionType) -> ast.FunctionDef:
     """The function's `def`, with line numbers of its file."""
-    source = inspect.getsource(fn)
+    source = inspect.getsource(fn.__code__)  # the code's own source, not a __wrapped__ one
     first = fn.__code__.co_firstlineno
     try:
         tree = ast.parse(textwrap.dedent(source))
@@ -135,9 +136,12 @@ def _parse(fn: types.FunctionType) -> ast.FunctionDef:
         tree.body = tree.body[0].body
         offset = first - 2
     node = tree.body[0] if tree.body else None
-    if not isinstance(node, ast.FunctionDef) or node.name != fn.__name__:
-        raise ValueError(f"the source found for {fn.__qualname__} is not its definition")
     ast.increment_lineno(tree, offset)
+    start = node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else \
+        getattr(node, "lineno", None)
+    if not isinstance(node, ast.FunctionDef) or node.name != fn.__code__.co_name \
+            or start != first:
+        raise ValueError(f"the source found for {fn.__qualname__} is not its definition")
     return node
 
 

@@ -655,3 +655,32 @@ def test_library_code_and_do_not_convert_run_as_is():
 def test_converted_code_runs_eagerly_as_python():
     f = dg.autograph.to_graph(_program)
     assert float(f(dg.constant(X0), dg.constant(3))) == pytest.approx(_program_np(X0, 3))
+
+
+def _logged(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+    return wrapper
+
+
+@_logged
+def _wrapped_user_function(x):
+    if x > 0:
+        x = x * 10.0
+    return x
+
+
+def test_wrapped_functions_convert_their_own_code():
+    # functools.wraps copies __module__, __name__ and __wrapped__: conversion must read the
+    # wrapper's own source and the wrapped function is converted when the wrapper calls it
+    assert float(dg.function(_wrapped_user_function)(_scalar(2.0))) == 20.0
+
+
+def test_functions_without_source_run_unconverted():
+    namespace = {}
+    exec("def no_source(x, flag):\n    if flag:\n        x = x + 1.0\n    return x\n", namespace)
+    f = dg.function(namespace["no_source"])
+    assert float(f(_scalar(1.0), True)) == 2.0  # Python conditions still work
