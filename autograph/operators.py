@@ -22,7 +22,9 @@ from ..ops.constant_op import convert_to_tensor, is_tensor
 from ..ops.creation_ops import range as tensor_range
 from ..ops.tensor_array_ops import TensorArray
 from ..ops.while_loop_ops import while_loop
+from ..namespaces import control_dependencies
 from ..ops import array_ops, math_ops
+from ..ops.check_ops import Assert
 
 _state = context.state
 
@@ -223,34 +225,41 @@ def _iteration(iterable: Any):
 
 def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
                  get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
-                 names: Sequence[str], probe: Callable[[], None], counter: Any) -> None:
-    """Runs the loop as one `while_loop` over `names` (plus a counter for `for`)."""
-    init = _initial_values(list(get_state()), names, get_state, set_state, probe)
-    extra = [] if counter is None else [counter[0]]
-    if not init and not extra:
-        extra = [convert_to_tensor(0)]  # while_loop needs one loop variable
-
-    def split(values: tuple):
-        n = len(extra)
-        return (values[0] if counter is not None else None), values[n:], values[:n]
+                 names: Sequence[str], probe: Callable[[], None], index: Any) -> None:
+    """Runs the loop as one `while_loop` over `names`; `index` is (start, delta) of a
+    `for` loop's hidden index (None for `while`)."""
+    state = list(get_state())
+    guessed = [n for n, v in zip(names, state) if isinstance(v, Undefined) or v is None]
+    init = _initial_values(state, names, get_state, set_state, probe)
+    has_index = index is not None
+    # an iteration count: variables first assigned in the body need one iteration to be
+    # defined (and while_loop needs at least one loop variable)
+    has_count = bool(guessed) or not (init or has_index)
+    head = ([index[0]] if has_index else []) + ([convert_to_tensor(0)] if has_count else [])
+    n = len(head)
 
     def loop_cond(*values: Any) -> Any:
-        i, state, _ = split(values)
-        set_state(tuple(state))
-        return test(i)
+        set_state(tuple(values[n:]))
+        return test(values[0] if has_index else None)
 
     def loop_body(*values: Any) -> tuple:
-        i, state, head = split(values)
-        set_state(tuple(state))
+        i = values[0] if has_index else None
+        set_state(tuple(values[n:]))
         body(i)
         new = [nest.map_structure(_as_tensor, v) for v in get_state()]
         _check_iteration(init, new, names)
-        if counter is not None:
-            head = [i + counter[1]]
-        return tuple(head) + tuple(new)
+        new_head = ([i + index[1]] if has_index else []) + \
+            ([values[n - 1] + 1] if has_count else [])
+        return tuple(new_head) + tuple(new)
 
-    outs = while_loop(loop_cond, loop_body, tuple(extra) + tuple(init))
-    set_state(tuple(outs[len(extra):]))
+    outs = while_loop(loop_cond, loop_body, tuple(head) + tuple(init))
+    final = list(outs[n:])
+    if guessed:
+        check = Assert(outs[n - 1] > 0, [
+            f"loop must iterate at least once to initialize {', '.join(guessed)}"])
+        with control_dependencies([check]):
+            final = [nest.map_structure(array_ops.identity, v) for v in final]
+    set_state(tuple(final))
 
 
 def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[], tuple],

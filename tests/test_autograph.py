@@ -3,6 +3,7 @@
 Expected exception classes and messages were recorded from TensorFlow 2.21
 (`tf.function` with AutoGraph) on the same programs.
 """
+import functools
 import traceback
 
 import numpy as np
@@ -658,8 +659,6 @@ def test_converted_code_runs_eagerly_as_python():
 
 
 def _logged(fn):
-    import functools
-
     @functools.wraps(fn)
     def wrapper(*args):
         return fn(*args)
@@ -684,3 +683,37 @@ def test_functions_without_source_run_unconverted():
     exec("def no_source(x, flag):\n    if flag:\n        x = x + 1.0\n    return x\n", namespace)
     f = dg.function(namespace["no_source"])
     assert float(f(_scalar(1.0), True)) == 2.0  # Python conditions still work
+
+
+def test_loop_variable_first_defined_in_the_loop_needs_one_iteration():
+    # TF 2.21: InvalidArgumentError "... loop must iterate at least once to initialize y"
+    @dg.function
+    def f(x):
+        while x > 0:
+            y = x
+            x = x - 1
+        return y
+
+    with pytest.raises(dg.errors.InvalidArgumentError,
+                       match="loop must iterate at least once to initialize y"):
+        f(dg.constant(-1.0))
+
+
+def test_nested_function_with_nonlocal_and_lambdas_in_a_tensor_loop():
+    @dg.function
+    def f(n):
+        calls = 0
+
+        def bump(v):
+            nonlocal calls
+            calls += 1  # runs while tracing: once for the loop body
+            return v + 1
+
+        total = dg.constant(0)
+        for i in dg.range(n):
+            scale = lambda t: t * 2  # noqa: E731
+            total = bump(total) + scale(i)
+        return total, calls
+
+    total, calls = f(dg.constant(4))
+    assert int(total) == 4 + 2 * (0 + 1 + 2 + 3) and calls == 1
