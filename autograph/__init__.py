@@ -7,7 +7,7 @@ import types
 from typing import Any, Callable
 
 from ..framework.registry import source_converters
-from .conversion import convert, do_not_convert
+from .conversion import convert, do_not_convert, to_code
 
 
 def to_graph(entity: Callable, recursive: bool = True, experimental_optional_features: Any = None
@@ -21,4 +21,4 @@ experimental.__name__ = "duograd.autograph.experimental"
 
 source_converters.register("autograph", convert)
 
-__all__ = ["to_graph", "do_not_convert", "experimental"]
+__all__ = ["to_graph", "to_code", "do_not_convert", "experimental"]

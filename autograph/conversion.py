@@ -22,6 +22,8 @@ import textwrap
 import types
 from typing import Any, Callable, Dict, Optional
 
+from ..ops.cond_ops import cond
+from ..ops.while_loop_ops import while_loop
 from . import operators
 from .transformer import AG, Namer, all_names, convert_function_def
 
@@ -34,8 +36,12 @@ _LIBRARY_PATHS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib
                                                            "platlib")})
 _CO_UNCONVERTIBLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
+_TAKE_FUNCTIONS = (cond, while_loop)
+
 # original code object -> converted code object (None: convert failed, run as is)
 _converted: Dict[types.CodeType, Optional[types.CodeType]] = {}
+# converted code object -> its source text (dg.autograph.to_code)
+_sources: Dict[types.CodeType, str] = {}
 # every code object that conversion produced (nested functions included)
 _produced: set = set()
 
@@ -74,11 +80,23 @@ def converted_call(fn: Any) -> Any:
     """What converted code calls instead of `fn`."""
     try:
         override = operators.BUILTIN_OVERRIDES.get(fn)
+        takes_functions = fn in _TAKE_FUNCTIONS
     except TypeError:  # unhashable callable
-        override = None
+        override, takes_functions = None, False
     if override is not None:
         return override
+    if takes_functions:
+        return functools.partial(_call_converting_functions, fn)
     return convert(fn)
+
+
+def _call_converting_functions(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """`fn` (dg.cond, dg.while_loop) given converted versions of its function arguments,
+    as TF's control flow converts the branches and bodies it is given."""
+    args = tuple(convert(a) if isinstance(a, types.FunctionType) else a for a in args)
+    kwargs = {k: convert(v) if isinstance(v, types.FunctionType) else v
+              for k, v in kwargs.items()}
+    return fn(*args, **kwargs)
 
 
 def _convert_function(fn: types.FunctionType) -> types.FunctionType:
@@ -121,6 +139,7 @@ def _convert_code(fn: types.FunctionType) -> Optional[types.CodeType]:
     compiled = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
     code = _find_code(compiled, node.name, factory.name)
     _produced.update(_all_codes(code))
+    _sources[code] = ast.unparse(node)
     return code
 
 
@@ -196,6 +215,16 @@ def _namespace() -> types.SimpleNamespace:
 
 
 _AG_CELL = types.CellType(_namespace())
+
+
+def to_code(fn: Any) -> str:
+    """The source of `fn` as AutoGraph converted it."""
+    converted = convert(fn)
+    function = getattr(converted, "__func__", converted)
+    code = getattr(function, "__code__", None)
+    if code not in _sources:
+        raise ValueError(f"AutoGraph does not convert {fn!r}")
+    return _sources[code]
 
 
 def do_not_convert(func: Optional[Callable] = None) -> Any:

@@ -717,3 +717,33 @@ def test_nested_function_with_nonlocal_and_lambdas_in_a_tensor_loop():
 
     total, calls = f(dg.constant(4))
     assert int(total) == 4 + 2 * (0 + 1 + 2 + 3) and calls == 1
+
+
+def _body_with_tensor_if(i, v):
+    if v > 10.0:
+        v = v - 10.0
+    return i + 1, v * 3.0
+
+
+def test_functions_given_to_cond_and_while_loop_are_converted():
+    @dg.function
+    def f(x):
+        _, v = dg.while_loop(lambda i, v: i < 3, _body_with_tensor_if, (0, x))
+        return v
+
+    v = 2.0
+    for _ in range(3):
+        v = (v - 10.0 if v > 10.0 else v) * 3.0
+    assert float(f(_scalar(2.0))) == v
+
+
+def test_to_code_shows_the_conversion():
+    def f(x):
+        if x > 0:
+            x = -x
+        return x
+
+    code = dg.autograph.to_code(f)
+    assert "ag__.if_stmt(" in code and "nonlocal x" in code
+    with pytest.raises(ValueError, match="does not convert"):
+        dg.autograph.to_code(dg.reduce_sum)
