@@ -432,7 +432,7 @@ def test_loop_variable_first_defined_in_the_loop():
     @dg.function
     def read_before_defined(x):
         while x > 0:
-            y = y + x
+            y = y + x  # noqa: F821 (read before any assignment, on purpose)
             x = x - 1
         return y
 
@@ -747,3 +747,106 @@ def test_to_code_shows_the_conversion():
     assert "ag__.if_stmt(" in code and "nonlocal x" in code
     with pytest.raises(ValueError, match="does not convert"):
         dg.autograph.to_code(dg.reduce_sum)
+
+
+# -- reference checks: a converted function gives what plain Python gives eagerly ---------
+# (the approach of TF's autograph/tests/reference_test_base: same program, both ways)
+def _count_up(n):
+    k = 0
+    while k < n:
+        k = k * 3 + 1
+    return k
+
+
+def _digits(n):
+    total, k = 0, 0
+    while k < n:
+        total = total * 10 + k
+        k += 1
+    return total
+
+
+def _fold(items):
+    total = 0
+    for item in items:
+        total = total * 10 + item
+    return total
+
+
+def _last_item(items):
+    last = 0
+    for last in items:
+        pass
+    return last
+
+
+def _two_loops(n1, n2):
+    total, k = 0, 0
+    while k < n1:
+        total = total * 10 + k
+        k += 1
+    k = 0
+    while k < n2:
+        total = total * 10 + k
+        k += 1
+    return total
+
+
+def _grid(n1, n2):
+    rows = dg.TensorArray(dg.int32, size=0, dynamic_size=True, element_shape=())
+    i = 0
+    while i < n1:
+        j, total = 0, 0
+        while j < n2:
+            total = total * 10 + i * j
+            j += 1
+        rows = rows.write(i, total)
+        i += 1
+    return rows.stack()
+
+
+def _row_folds(matrix):
+    out = dg.TensorArray(dg.int32, size=0, dynamic_size=True, element_shape=())
+    for row in matrix:
+        total = 0
+        for item in row:
+            total = total * 10 + item
+        out = out.write(out.size(), total)
+    return out.stack()
+
+
+def _early_exit(n, stop):
+    total = 0
+    for k in dg.range(n):
+        if k > stop:
+            break
+        if dg.equal(k % 2, 1):
+            continue
+        total += k
+    return total
+
+
+def _int(v):
+    return dg.constant(v, dg.int32)
+
+
+REFERENCE_CASES = [
+    (_count_up, (n,)) for n in (0, 1, 2, 50)] + [
+    (_digits, (n,)) for n in (0, 1, 3)] + [
+    (_fold, (items,)) for items in ([1], [1, 2], [3, 1, 4])] + [
+    (_last_item, (items,)) for items in ([5], [1, 2])] + [
+    (_two_loops, (a, b)) for a in (0, 2) for b in (0, 3)] + [
+    (_grid, (a, b)) for a in (1, 3) for b in (0, 2)] + [
+    (_row_folds, (m,)) for m in ([[1]], [[1, 2], [3, 4]], [[1, 2, 3]])] + [
+    (_early_exit, (n, s)) for n in (0, 5, 12) for s in (3, 100)]
+
+
+@pytest.mark.parametrize("fn, args", REFERENCE_CASES,
+                         ids=[f"{fn.__name__}{args}" for fn, args in REFERENCE_CASES])
+def test_converted_function_matches_eager_python(fn, args):
+    tensors = [_int(a) for a in args]
+    expected = np.asarray(fn(*tensors))            # plain Python on eager tensors
+    staged = np.asarray(dg.function(fn)(*tensors))  # converted, loops as While ops
+    np.testing.assert_array_equal(staged, expected)
+    if fn not in (_fold, _last_item, _row_folds):
+        np.testing.assert_array_equal(np.asarray(dg.function(fn)(*args)), expected)  # Python ints
