@@ -139,28 +139,18 @@ def _definitely_returns(stmts: List[ast.stmt]) -> bool:
             return True
         if isinstance(stmt, (ast.With, ast.AsyncWith)) and _definitely_returns(stmt.body):
             return True
+        if isinstance(stmt, ast.Try) and (_definitely_returns(stmt.finalbody) or (
+                _definitely_returns(stmt.body) and
+                all(_definitely_returns(h.body) for h in stmt.handlers))):
+            return True
     return False
 
 
 def needs_return_lowering(body: List[ast.stmt]) -> bool:
-    """True when a `return` sits inside an if, loop or with block of this scope
-    (and none inside a try, which keeps Python's own returns)."""
-    if _contains(body, ast.Try, into_loops=True) and any(
-            _contains(t.body + t.orelse + t.finalbody + [s for h in t.handlers for s in h.body],
-                      ast.Return, into_loops=True)
-            for t in _walk_scope(body) if isinstance(t, ast.Try)):
-        return False
-    nested = [s for s in body if isinstance(s, (ast.If, ast.While, ast.For, ast.With))]
+    """True when a `return` sits inside an if, loop, with or try block of this scope."""
+    nested = [s for s in body if isinstance(s, (ast.If, ast.While, ast.For, ast.With,
+                                                ast.AsyncWith, ast.Try))]
     return _contains(nested, ast.Return, into_loops=True)
-
-
-def _walk_scope(stmts: List[ast.stmt]):
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _NESTED):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 class ReturnLowering:
@@ -178,7 +168,8 @@ class ReturnLowering:
             if isinstance(stmt, ast.Return):
                 value = stmt.value if stmt.value is not None else ast.Constant(value=None)
                 assign = ast.Assign(targets=[_name(self.retval, True)], value=value)
-                out += [_set(self.do_return, True, stmt), ast.copy_location(assign, stmt)]
+                # the value first: if computing it raises, no return happened
+                out += [ast.copy_location(assign, stmt), _set(self.do_return, True, stmt)]
                 return out, True, True
             may = definite = False
             if isinstance(stmt, ast.If):
@@ -201,6 +192,8 @@ class ReturnLowering:
                                                       self.do_return)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 stmt.body, may, definite = self.block(stmt.body)
+            elif isinstance(stmt, ast.Try):
+                may, definite = self._try(stmt)
             out.append(stmt)
             if definite:
                 return out, True, True
@@ -210,3 +203,16 @@ class ReturnLowering:
                     out.append(_guard(lowered, self.do_return, rest[0]))
                 return out, True, False
         return out, False, False
+
+    def _try(self, stmt: ast.Try) -> Tuple[bool, bool]:
+        """Lowers the blocks of a try statement; (may return, definitely returns)."""
+        stmt.body, body_may, body_def = self.block(stmt.body)
+        handlers_def = True
+        may = body_may
+        for handler in stmt.handlers:
+            handler.body, h_may, h_def = self.block(handler.body)
+            may, handlers_def = may or h_may, handlers_def and h_def
+        stmt.orelse, else_may, _ = self.block(stmt.orelse)
+        stmt.finalbody, final_may, final_def = self.block(stmt.finalbody)
+        return (may or else_may or final_may,
+                final_def or (body_def and handlers_def))

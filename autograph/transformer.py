@@ -200,6 +200,8 @@ class _Statements(ast.NodeTransformer):
         return ast.Tuple(elts=[ast.Constant(value=n) for n in names], ctx=ast.Load())
 
     def visit_If(self, node):
+        if _has_return(node):
+            return self.generic_visit(node)  # a Python return stays a Python statement
         modified = self._modified(node)
         self.generic_visit(node)
         local = [n for n in modified if n not in self.global_names]
@@ -222,6 +224,8 @@ class _Statements(ast.NodeTransformer):
         return [n for n in modified if n not in self.global_names and n in live]
 
     def visit_While(self, node):
+        if _has_return(node):
+            return self.generic_visit(node)
         modified = self._modified(node)
         self.generic_visit(node)
         state = self._loop_state(node, modified)
@@ -237,6 +241,8 @@ class _Statements(ast.NodeTransformer):
         return defs + [call]
 
     def visit_For(self, node):
+        if _has_return(node):
+            return self.generic_visit(node)
         modified = self._modified(node)
         self.generic_visit(node)
         state = self._loop_state(node, modified)
@@ -257,6 +263,19 @@ class _Statements(ast.NodeTransformer):
             self._names_tuple(state)))
         _place(defs + [call], node)
         return defs + [call]
+
+
+def _has_return(node: ast.stmt) -> bool:
+    """A `return` of this scope inside `node` (none remain after lowering; a safety net)."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.Return):
+            return True
+        if not isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(sub))
+    return False
 
 
 def _control_flow_nodes(stmts: List[ast.stmt]):

@@ -850,3 +850,79 @@ def test_converted_function_matches_eager_python(fn, args):
     np.testing.assert_array_equal(staged, expected)
     if fn not in (_fold, _last_item, _row_folds):
         np.testing.assert_array_equal(np.asarray(dg.function(fn)(*args)), expected)  # Python ints
+
+
+def _nested_returns(x):
+    if x > 0:
+        if x < 5:
+            return x
+        else:
+            return x * x
+    else:
+        return x * x * x
+
+
+def _return_in_with(x):
+    with dg.name_scope("outer"):
+        if x > 0:
+            with dg.name_scope("inner"):
+                return x * 2
+        return x - 1
+
+
+def _return_in_try_finally(x):
+    try:
+        if x > 0:
+            return 1
+        return 0
+    finally:
+        x = x + 1
+
+
+def _raising():
+    raise KeyError("no")
+
+
+def _return_raising_caught(x):
+    if x > 100:
+        return 2
+    try:
+        return _raising()
+    except KeyError:
+        pass
+    return 1
+
+
+def _return_then_loop(x, n):
+    if x > 3:
+        return x
+    for _ in range(n):
+        x = x + 1
+    return x
+
+
+RETURN_CASES = [(fn, (v,)) for fn in (_nested_returns, _return_in_with, _return_in_try_finally,
+                                      _return_raising_caught) for v in (-2, 3, 7)] + [
+    (_return_then_loop, (v, 2)) for v in (1, 5)]
+
+
+@pytest.mark.parametrize("fn, args", RETURN_CASES,
+                         ids=[f"{fn.__name__}{args}" for fn, args in RETURN_CASES])
+def test_early_returns_match_eager_python(fn, args):
+    expected = np.asarray(fn(*[_int(a) for a in args]))
+    np.testing.assert_array_equal(np.asarray(dg.function(fn)(*[_int(a) for a in args])),
+                                  expected)
+    np.testing.assert_array_equal(np.asarray(dg.function(fn)(*args)), expected)
+
+
+def test_return_possibly_undefined():
+    def f(x):
+        if x > 0:
+            if x < 5:
+                return x
+        else:
+            return x * x * x
+
+    assert dg.function(f)(3) == 3 and dg.function(f)(7) is None  # Python: None
+    with pytest.raises(ValueError, match="else branch must also have a return"):
+        dg.function(f)(_int(3))
