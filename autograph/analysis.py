@@ -12,14 +12,45 @@ test runs) for the control-flow conversion.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, List, Set
+from typing import Iterable, List, Optional, Set
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
            ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def assigned_names(nodes: Iterable[ast.AST]) -> Set[str]:
-    """Names bound by the statements `nodes`, not looking into nested scopes."""
+def composite_name(node: ast.AST) -> Optional[str]:
+    """`a.b`, `a['k']`, `a[0].c`...: the text of an attribute/constant-subscript chain
+    on a variable (a composite symbol, tracked like a variable), else None."""
+    parts = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            parts.append(f".{node.attr}")
+        elif isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, (str, int)) \
+                and not isinstance(node.slice.value, bool):
+            parts.append(f"[{node.slice.value!r}]")
+        else:
+            return None
+        node = node.value
+    if not parts or not isinstance(node, ast.Name):
+        return None
+    return node.id + "".join(reversed(parts))
+
+
+def is_composite(symbol: str) -> bool:
+    return not symbol.isidentifier()
+
+
+def is_live(symbol: str, live: Set[str]) -> bool:
+    """A symbol is live when it or an object it belongs to (`x` for `x['k']`) is read."""
+    if symbol in live:
+        return True
+    return any(symbol.startswith(p) and symbol[len(p)] in ".[" for p in live
+               if len(p) < len(symbol))
+
+
+def assigned_names(nodes: Iterable[ast.AST], composites: bool = False) -> Set[str]:
+    """Names bound by the statements `nodes`, not looking into nested scopes (with
+    `composites`, also the composite symbols they assign)."""
     found: Set[str] = set()
     stack = list(nodes)
     while stack:
@@ -30,6 +61,11 @@ def assigned_names(nodes: Iterable[ast.AST]) -> Set[str]:
             continue
         if isinstance(node, _SCOPES):
             continue
+        if composites and isinstance(node, (ast.Attribute, ast.Subscript)) \
+                and isinstance(node.ctx, ast.Store):
+            symbol = composite_name(node)
+            if symbol is not None:
+                found.add(symbol)
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             found.add(node.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -46,8 +82,15 @@ def read_names(node: ast.AST) -> Set[str]:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
             found.add(sub.id)
-        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-            found.add(sub.target.id)
+        elif isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, ast.Load):
+            symbol = composite_name(sub)
+            if symbol is not None:
+                found.add(symbol)
+        elif isinstance(sub, ast.AugAssign):
+            symbol = sub.target.id if isinstance(sub.target, ast.Name) else \
+                composite_name(sub.target)
+            if symbol is not None:
+                found.add(symbol)
     extra = getattr(node, "ag_extra_test", None)
     if extra is not None:
         found |= read_names(extra)
@@ -80,8 +123,14 @@ def definitely_assigned(stmts: List[ast.stmt]) -> Set[str]:
                                ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
                                ast.ImportFrom)):
             if not (isinstance(stmt, ast.AnnAssign) and stmt.value is None):
-                found |= assigned_names([stmt])
+                found |= assigned_names([stmt], composites=True)
     return found
+
+
+def _killed(live: Set[str], assigned: Set[str]) -> Set[str]:
+    """`live` less what `assigned` overwrites (a variable takes its parts with it)."""
+    return {s for s in live if s not in assigned and not any(
+        s.startswith(a) and s[len(a)] in ".[" for a in assigned if len(a) < len(s))}
 
 
 class Liveness:
@@ -113,7 +162,7 @@ class Liveness:
             inner = self.block(stmt.body, live)
             targets = assigned_names([i.optional_vars for i in stmt.items
                                       if i.optional_vars is not None])
-            return (inner - targets) | set().union(*(read_names(i.context_expr)
+            return _killed(inner, targets) | set().union(*(read_names(i.context_expr)
                                                      for i in stmt.items))
         if isinstance(stmt, ast.Try):
             after = self.block(stmt.finalbody, live)
@@ -126,15 +175,15 @@ class Liveness:
             return set() if stmt.value is None else read_names(stmt.value)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return (live - {stmt.name}) | read_names(stmt)
-        return (live - definitely_assigned([stmt])) | read_names(stmt)
+        return _killed(live, definitely_assigned([stmt])) | read_names(stmt)
 
     def _for(self, stmt: ast.For, live: Set[str]) -> Set[str]:
         extra = getattr(stmt, "ag_extra_test", None)
         extra_reads = set() if extra is None else read_names(extra)
-        targets = assigned_names([stmt.target])
+        targets = assigned_names([stmt.target], composites=True)
         head = set(live) | extra_reads
         while True:
-            body = self.block(stmt.body, head) - targets
+            body = _killed(self.block(stmt.body, head), targets)
             new = set(live) | extra_reads | body | read_names(stmt.target)
             if new == head:
                 break

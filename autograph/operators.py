@@ -55,6 +55,14 @@ def ld(value: Any) -> Any:
     return value
 
 
+def ldu(read: Callable[[], Any], symbol_name: str) -> Any:
+    """The value of a composite symbol (`x['k']`, `a.b`), Undefined when it has none."""
+    try:
+        return read()
+    except (KeyError, AttributeError, IndexError, UnboundLocalError, NameError):
+        return Undefined(symbol_name)
+
+
 def retval(value: Any) -> Any:
     """The function's return value (None when no return statement ran)."""
     return None if isinstance(value, UndefinedReturnValue) else value

@@ -161,9 +161,12 @@ class _Statements(ast.NodeTransformer):
         parts = [node.body, getattr(node, "orelse", [])]
         if isinstance(node, ast.For):
             parts.append([node.target])
-        return sorted(analysis.assigned_names(itertools.chain(*parts)))
+        symbols = analysis.assigned_names(itertools.chain(*parts), composites=True)
+        # plain names first (the nonlocal declarations), then composite symbols
+        return sorted(symbols, key=lambda n: (analysis.is_composite(n), n))
 
     def _decl(self, names: List[str]) -> List[ast.stmt]:
+        names = [n for n in names if not analysis.is_composite(n)]
         local = [n for n in names if n not in self.global_names]
         glob = [n for n in names if n in self.global_names]
         decl: List[ast.stmt] = []
@@ -183,15 +186,10 @@ class _Statements(ast.NodeTransformer):
 
     def _state_functions(self, names: List[str], ref: ast.AST):
         get_name, set_name = self.unique("get_state"), self.unique("set_state")
-        values = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in names], ctx=ast.Load())
+        values = ast.Tuple(elts=[_state_value(n) for n in names], ctx=ast.Load())
         getter = self._def(get_name, [], [], [ast.Return(value=values)])
         arg = self.unique("vars_")
-        if names:
-            targets = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in names],
-                                ctx=ast.Store())
-            setter_body = [ast.Assign(targets=[targets], value=ast.Name(id=arg, ctx=ast.Load()))]
-        else:
-            setter_body = [ast.Pass()]
+        setter_body = [_state_assignment(n, arg, k) for k, n in enumerate(names)]
         setter = self._def(set_name, [arg], names, setter_body)
         return [getter, setter], get_name, set_name
 
@@ -205,7 +203,7 @@ class _Statements(ast.NodeTransformer):
         modified = self._modified(node)
         self.generic_visit(node)
         local = [n for n in modified if n not in self.global_names]
-        outs = [n for n in local if n in node.ag_live_out]
+        outs = [n for n in local if analysis.is_live(n, node.ag_live_out)]
         state = outs + [n for n in local if n not in outs]
         defs, get_name, set_name = self._state_functions(state, node)
         body_name, else_name = self.unique("if_body"), self.unique("else_body")
@@ -221,7 +219,7 @@ class _Statements(ast.NodeTransformer):
 
     def _loop_state(self, node: ast.stmt, modified: List[str]) -> List[str]:
         live = node.ag_live_head | node.ag_live_out
-        return [n for n in modified if n not in self.global_names and n in live]
+        return [n for n in modified if n not in self.global_names and analysis.is_live(n, live)]
 
     def visit_While(self, node):
         if _has_return(node):
@@ -263,6 +261,34 @@ class _Statements(ast.NodeTransformer):
             self._names_tuple(state)))
         _place(defs + [call], node)
         return defs + [call]
+
+
+def _parsed(source: str, mode: str = "exec") -> ast.AST:
+    """Parsed generated code without locations (they come from the statement replaced)."""
+    tree = ast.parse(source, mode=mode)
+    for sub in ast.walk(tree):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(sub, attr):
+                delattr(sub, attr)
+    return tree
+
+
+def _state_value(symbol: str) -> ast.expr:
+    """A variable's value; a composite symbol's, or Undefined when it does not exist."""
+    if not analysis.is_composite(symbol):
+        return ast.Name(id=symbol, ctx=ast.Load())
+    read = _parsed(symbol, mode="eval").body
+    return _call(_ag("ldu"), _thunk(read), ast.Constant(value=symbol))
+
+
+def _state_assignment(symbol: str, arg: str, k: int) -> ast.stmt:
+    """`symbol = arg[k]`; a composite symbol whose value is Undefined is removed."""
+    if not analysis.is_composite(symbol):
+        return _parsed(f"{symbol} = {arg}[{k}]").body[0]
+    return _parsed(f"if isinstance({arg}[{k}], {AG}.Undefined):\n"
+                     f"    try:\n        del {symbol}\n"
+                     f"    except (KeyError, AttributeError, IndexError):\n        pass\n"
+                     f"else:\n    {symbol} = {arg}[{k}]\n").body[0]
 
 
 def _has_return(node: ast.stmt) -> bool:

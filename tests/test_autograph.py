@@ -926,3 +926,86 @@ def test_return_possibly_undefined():
     assert dg.function(f)(3) == 3 and dg.function(f)(7) is None  # Python: None
     with pytest.raises(ValueError, match="else branch must also have a return"):
         dg.function(f)(_int(3))
+
+
+# -- composite symbols: attributes and constant subscripts are state like variables ---------
+def _dict_branch(a):
+    x = {"a": a}
+    if x["a"] > 0:
+        x["b"] = 1
+    else:
+        x["b"] = -1
+    return x
+
+
+def _list_loop(n, a):
+    y = [a, 0]
+    while n > 0:
+        n -= 1
+        y[0] += 1
+        y[1] = y[1] * 2 + 1
+    return y
+
+
+def _dict_for(n, a):
+    acc = {"total": a}
+    for i in dg.range(n):
+        acc["total"] += i
+        acc["last"] = i
+    return acc
+
+
+class _Accumulator:
+    def __init__(self):
+        self.total = 0
+
+    def add_until(self, n):
+        k = 0
+        while k < n:
+            self.total = self.total + k
+            k += 1
+        return self.total
+
+
+COMPOSITE_CASES = [(_dict_branch, (v,)) for v in (-1, 1)] + [
+    (_list_loop, (n, 5)) for n in (0, 3)] + [(_dict_for, (n, 10)) for n in (1, 4)]
+
+
+@pytest.mark.parametrize("fn, args", COMPOSITE_CASES,
+                         ids=[f"{fn.__name__}{args}" for fn, args in COMPOSITE_CASES])
+def test_composite_symbols_match_eager_python(fn, args):
+    expected = fn(*[_int(a) for a in args])
+    staged = dg.function(fn)(*[_int(a) for a in args])
+    assert dg.nest.map_structure(lambda t: np.asarray(t).item(), staged) == \
+        dg.nest.map_structure(lambda t: np.asarray(t).item(), expected)
+
+
+def test_attribute_state_in_a_tensor_loop():
+    acc = _Accumulator()
+    assert int(dg.function(acc.add_until)(_int(5))) == 10
+
+
+def test_composite_symbol_errors_name_the_symbol():
+    # TF 2.21: ValueError "'x['b']' must also be initialized in the else branch" and
+    # InvalidArgumentError "loop must iterate at least once to initialize y['a']"
+    def one_branch(a):
+        x = {"a": a}
+        if x["a"] > 0:
+            x["b"] = 1
+        return x
+
+    def first_set_in_loop(b):
+        y = {"b": b}
+        while y["b"] <= 10:
+            y["a"] = y["b"] + 1
+            y["b"] *= 2
+        return y
+
+    with pytest.raises(ValueError, match=r"'x\['b'\]' must also be initialized in the else"):
+        dg.function(one_branch)(_int(1))
+    assert dg.function(one_branch)(1)["b"] == 1  # a Python condition: plain Python
+    out = dg.function(first_set_in_loop)(_int(3))
+    assert (int(out["a"]), int(out["b"])) == (7, 12)
+    with pytest.raises(dg.errors.InvalidArgumentError,
+                       match=r"loop must iterate at least once to initialize y\['a'\]"):
+        dg.function(first_set_in_loop)(_int(11))
