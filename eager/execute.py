@@ -102,6 +102,10 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     kinds = op_def.input_kinds
     if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
         raise dtype_error(op_def, inputs[0])
+    if op_def.same_dtype is not None:
+        mixed = op_def.mixed_dtype_error(inputs)
+        if mixed is not None:
+            raise InvalidArgumentError(None, None, mixed)
     try:
         if op_def.stateful:
             result = op_def.kernel(EAGER_RESOURCES, *arrays, **attrs)

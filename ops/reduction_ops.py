@@ -54,10 +54,20 @@ def _mean(x, axis, keepdims, dtype=None):
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
-def _minmax(np_func):
+def _lowest(dtype: np.dtype) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _minmax(np_func, identity):
+    """Max/Min; over an empty axis the result is the identity (TF: -inf/+inf for
+    floats, the dtype's lowest/highest integer), NaN propagates."""
     def kernel(x, *, axis, keepdims):
         if x.size == 0:
-            raise ValueError("reduction of an empty tensor has no identity")
+            return np.asarray(np_func(x, axis=axis, keepdims=keepdims, initial=identity(x.dtype)))
         return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
     return kernel
 
@@ -66,9 +76,9 @@ SUM = declare_op("Sum", _reducer(np.sum), reduction(), input_kinds="fciu", grad_
 MEAN = declare_op("Mean", _reducer(_mean, keep_int_dtype=False), reduction(),
                   input_kinds="fciu", grad_inputs=(0,))
 PROD = declare_op("Prod", _reducer(np.prod), reduction(), input_kinds="fciu", grad_inputs=(0,))
-MAX = declare_op("Max", _minmax(np.max), reduction(), input_kinds="fiu",
+MAX = declare_op("Max", _minmax(np.max, _lowest), reduction(), input_kinds="fiu",
                  grad_inputs=(0,), grad_outputs=(0,))
-MIN = declare_op("Min", _minmax(np.min), reduction(), input_kinds="fiu",
+MIN = declare_op("Min", _minmax(np.min, _highest), reduction(), input_kinds="fiu",
                  grad_inputs=(0,), grad_outputs=(0,))
 def _euclidean_norm(x, axis, keepdims):
     magnitude = np.abs(x) if x.dtype.kind == "c" else x
@@ -149,7 +159,8 @@ def _add_n_infer(inputs, attrs):
     return [(dtype, shape)]
 
 
-ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad_inputs=())
+ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad_inputs=(),
+                   same_dtype=slice(None))
 
 
 def add_n(inputs: Sequence[Any], name: Optional[str] = None):
