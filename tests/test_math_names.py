@@ -151,3 +151,13 @@ def test_reciprocal_no_nan_round_and_truncated_division_values():
     np.testing.assert_array_equal(tape.gradient(y, x), [1.0, 2.0])   # floor: no gradient
     with pytest.raises(dg.errors.InvalidArgumentError, match="not compatible"):
         dg.ensure_shape([1.0, 2.0], [3])
+
+
+def test_bool_ones_and_zeros_like_a_tensor_of_unknown_shape():
+    g = dg.Graph()
+    with g.as_default():
+        p = dg.placeholder(dg.float32, [None])
+        ones, zeros = dg.ones_like(p, dtype=dg.bool), dg.zeros_like(p, dtype=dg.bool)
+        with dg.Session() as sess:
+            got = sess.run([ones, zeros], {p: [1.0, 2.0]})
+    assert got[0].tolist() == [True, True] and got[1].tolist() == [False, False]
