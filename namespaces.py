@@ -69,3 +69,12 @@ def device(name: Optional[str]) -> Iterator[None]:
         return
     with graph.device(name):
         yield
+
+
+# -- Checkpoints (training/): dg.train and dg.compat.v1.train --------------------------------
+from .training import checkpoint_api  # noqa: E402
+
+train = _namespace("duograd.train", extra=checkpoint_api.CHECKPOINT_NAMES)
+compat = types.SimpleNamespace(v1=types.SimpleNamespace(
+    train=_namespace("duograd.compat.v1.train",
+                     extra=checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES)))

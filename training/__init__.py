@@ -1,0 +1,1 @@
+"""Training on top of the differentiation core: modules, optimizers, checkpoints, summaries."""
