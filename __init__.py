@@ -54,4 +54,4 @@ from .ops.control_flow_api import *  # noqa: F401,F403 (function, cond, while_lo
 from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 
 __version__ = "0.1.0"
-from .namespaces import compat, train  # noqa: F401
+from .namespaces import compat, summary, train  # noqa: F401

@@ -78,3 +78,9 @@ train = _namespace("duograd.train", extra=checkpoint_api.CHECKPOINT_NAMES)
 compat = types.SimpleNamespace(v1=types.SimpleNamespace(
     train=_namespace("duograd.compat.v1.train",
                      extra=checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES)))
+
+# -- Summaries (training/summary/): dg.summary and dg.compat.v1.summary ----------------------
+from .training.summary import summary_v1, summary_v2  # noqa: E402
+
+summary = _namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
+compat.v1.summary = _namespace("duograd.compat.v1.summary", extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)

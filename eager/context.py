@@ -33,6 +33,10 @@ class _ContextState(threading.local):
         # {graph Operation: input indices dg.gradients does not need}, set while the
         # op's gradient function runs on this thread (Operation.skip_input_indices).
         self.skipped_inputs: dict = {}
+        # dg.summary: the default-writer stack (`writer.as_default()`) and the default step
+        # (`dg.summary.experimental.set_step`), per thread as in TF.
+        self.summary_writers: List[Any] = []
+        self.summary_step: Any = None
 
 
 state = _ContextState()
