@@ -2,6 +2,7 @@
 EventAccumulator; TF1 protos compared with bytes recorded from TF 2.21; a real
 TensorBoard serving the scalars and the graph over HTTP."""
 import json
+import threading
 import os
 import socket
 import subprocess
@@ -265,3 +266,23 @@ def test_tensorboard_serves_the_scalars_and_the_graph(tmp_path):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def test_set_as_default_is_per_thread(tmp_path):
+    """set_as_default makes a writer the default of its thread only (TF's thread-local state)."""
+    writer = dg.summary.create_file_writer(str(tmp_path))
+    results = {}
+
+    def worker():
+        writer.set_as_default(step=2)
+        results["worker"] = bool(dg.summary.scalar("from_thread", 1.0).numpy())
+        dg.summary.flush()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    results["main"] = bool(dg.summary.scalar("from_main", 1.0, step=1).numpy())
+    writer.close()
+    assert results == {"worker": True, "main": False}
+    tags = _events(tmp_path).Tags()["tensors"]
+    assert tags == ["from_thread"] and _tensor_series(_events(tmp_path), "from_thread")[0][0] == 2
