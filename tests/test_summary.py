@@ -38,6 +38,23 @@ def test_importing_duograd_does_not_import_tensorboard():
     assert out.stdout.strip() == "False"
 
 
+def test_without_tensorboard_everything_else_works_and_summaries_say_what_is_missing(tmp_path):
+    code = f"""
+import sys
+sys.modules["tensorboard"] = None  # as if the extra were not installed
+import duograd as dg
+v = dg.Variable([1.0, 2.0])
+path = dg.train.Checkpoint(v=v).save({str(tmp_path / 'ck')!r})
+assert not bool(dg.summary.scalar("loss", 1.0, step=0).numpy())  # no writer: nothing to write
+try:
+    dg.summary.create_file_writer({str(tmp_path / 'logs')!r})
+except ImportError as error:
+    print(error)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'duograd[tensorboard]'" in out.stdout
+
+
 def test_scalar_without_a_writer_returns_false_and_writes_nothing():
     result = dg.summary.scalar("loss", 1.0, step=1)
     assert result.dtype == dg.bool and not bool(result.numpy())
