@@ -41,6 +41,10 @@ class InternalError(OpError):
     """An invariant of the runtime was broken."""
 
 
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
+
+
 class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where a Python value is needed (bool, iteration,
     a name) while building a graph."""
@@ -48,4 +52,4 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
-           "OperatorNotAllowedInGraphError"]
+           "OperatorNotAllowedInGraphError", "DataLossError"]
