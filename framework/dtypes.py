@@ -5,9 +5,6 @@ from typing import Any
 
 import numpy as np
 
-from ..eager import context
-from .errors import OperatorNotAllowedInGraphError
-
 
 class DType:
     """A tensor element type, named and classified as in TensorFlow."""
@@ -152,12 +149,7 @@ def as_dtype(type_value: Any) -> DType:
     elif type_value is not None and hasattr(type_value, "as_numpy_dtype"):
         return as_dtype(getattr(type_value, "name", None))  # another library's DType
     elif hasattr(type_value, "dtype") and hasattr(type_value, "shape"):
-        # A tensor is no dtype (TypeError); building a graph TF reports it as a
-        # symbolic tensor used as a Python value (OperatorNotAllowedInGraphError).
-        if context.state.graph is None:
-            raise TypeError(f"Cannot convert the tensor {type_value!r} to a dg.DType.")
-        raise OperatorNotAllowedInGraphError(
-            f"Using a tensor ({type_value!r}) as a dtype is not allowed in graph mode.")
+        raise TypeError(f"Cannot convert the tensor {type_value!r} to a dg.DType.")
     raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a "
                     "dg.DType.")
 

@@ -171,11 +171,30 @@ def fill(dims: Any, value: Any, name: Optional[str] = None):
 
 def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
     dtype = dtypes.as_dtype(dtype)
+    if shape is None:
+        raise ValueError("zeros/ones: shape must be a list of dimensions, got None")
     if isinstance(shape, Tensor):
+        shape = convert_to_tensor(shape)  # a graph tensor in eager mode is a TypeError
+        if not shape.dtype.is_integer:
+            raise mode_error(f"shape must be int32 or int64, got a {shape.dtype.name} tensor",
+                             TypeError)
+        if shape.shape.rank not in (None, 1):
+            raise mode_error(f"shape must be a vector, got a tensor of shape {shape.shape}",
+                             ValueError)
         # via NumPy, so that 1 becomes True for bool (a Python int is not a bool constant)
         return fill(shape, constant(np.asarray(value, dtype.as_numpy_dtype)), name=name)
+    # TF converts the shape to an int32 tensor: a string is a TypeError, another
+    # value that is no list of ints a ValueError (TypeError building a graph).
+    unconvertible = ValueError if _state.graph is None else TypeError
+    if isinstance(shape, str):
+        raise TypeError(f"zeros/ones: shape must be a list of ints, got {shape!r}")
+    if not isinstance(shape, (int, np.integer, list, tuple, TensorShape)) and \
+            np.asarray(shape).dtype.kind not in "iu":
+        raise unconvertible(f"zeros/ones: cannot interpret {shape!r} as a shape")
     try:
         dims = tuple(as_shape(shape).as_list()) if not isinstance(shape, int) else (shape,)
+    except TypeError:
+        raise unconvertible(f"zeros/ones: cannot interpret {shape!r} as a shape") from None
     except ValueError as error:  # a negative dimension
         if _state.graph is None:
             raise InvalidArgumentError(None, None, str(error)) from None
