@@ -16,7 +16,8 @@ import numpy as np
 
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
-from ..framework.errors import InvalidArgumentError
+from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ..framework.tensor import Tensor
 from .tensor_util import constant_value
 
@@ -92,3 +93,15 @@ def bool_attr(value: Any, what: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(f"Expected bool for argument '{what}' not {value!r}.")
+
+
+def truth_tested_dtype(value: Any, default: Any) -> Any:
+    """A dtype argument TF tests for truth before converting (zeros_like's dtype,
+    shape's out_type): a tensor there is a ValueError eagerly (an ambiguous truth
+    value), OperatorNotAllowedInGraphError building a graph; None is `default`."""
+    if isinstance(value, Tensor):
+        if _state.graph is None:
+            raise ValueError(f"The truth value of a tensor is ambiguous: {value!r} is no dtype")
+        raise OperatorNotAllowedInGraphError(f"Using a tensor ({value!r}) as a Python bool "
+                                             "(a dtype) is not allowed in graph mode.")
+    return default if value is None else dtypes.as_dtype(value)

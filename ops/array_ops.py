@@ -12,7 +12,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
-from .arg_errors import int_vector_arg, mode_error, scalar_int_arg
+from .arg_errors import int_vector_arg, mode_error, scalar_int_arg, truth_tested_dtype
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .op_helpers import apply_unary
@@ -23,12 +23,32 @@ _state = context.state
 
 
 def _static_shape_or_tensor(shape: Any):
-    """A shape argument as an int32 tensor (lists, tuples, TensorShapes, tensors)."""
+    """A shape argument as an int32 tensor (lists, tuples, TensorShapes, tensors),
+    with TF's classes for anything else: None or an unconvertible value ValueError
+    (a TypeError building a graph), a string or non-integer values
+    InvalidArgumentError (TypeError), a dimension below -1 InvalidArgumentError
+    (ValueError)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
     if isinstance(shape, Tensor):
+        if not shape.dtype.is_integer:
+            raise mode_error(f"shape must be int32 or int64, got a {shape.dtype.name} tensor",
+                             TypeError)
         return shape
-    return constant(np.asarray(shape, dtype=np.int32).reshape(-1), name="shape")
+    if shape is None:
+        raise ValueError("shape must be a list of dimensions, got None")
+    if isinstance(shape, str):
+        raise mode_error(f"shape must be a list of dimensions, got {shape!r}", TypeError)
+    array = np.asarray(shape)  # a ragged list is a ValueError here, as in TF
+    if array.dtype.kind == "O":
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"shape must be a list of dimensions, got {shape!r}")
+    if array.size and array.dtype.kind not in "iu":
+        raise mode_error(f"shape must be integers, got {shape!r}", TypeError)
+    array = array.astype(np.int32).reshape(-1)
+    if array.size and array.min() < -1:
+        raise mode_error(f"shape {array.tolist()} has a dimension below -1", ValueError)
+    return constant(array, name="shape")
 
 
 # -- identity-like ----------------------------------------------------------
@@ -101,7 +121,8 @@ RANK = declare_op("Rank", lambda x: np.array(np.ndim(x), np.int32),
 
 def shape(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
     """The dynamic shape of `input` as a 1-D integer tensor."""
-    return apply_unary(SHAPE, input, name, {"out_type": dtypes.as_dtype(out_type)})
+    return apply_unary(SHAPE, input, name,
+                       {"out_type": truth_tested_dtype(out_type, dtypes.int32)})
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
@@ -222,7 +243,8 @@ ONES_LIKE = declare_op("OnesLike", np.ones_like, same_as_input, grad_inputs=())
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noqa: A002
     """Zeros with the shape of `input` (and its dtype unless `dtype` is given)."""
     input = convert_to_tensor(input)
-    if dtype is not None and dtypes.as_dtype(dtype) != input.dtype:
+    dtype = truth_tested_dtype(dtype, None)
+    if dtype is not None and dtype != input.dtype:
         return zeros(shape(input), dtype, name) if not input.shape.is_fully_defined() \
             else zeros(input.shape, dtype, name)
     if type(input) is EagerTensor:
@@ -232,7 +254,8 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # no
 
 def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noqa: A002
     input = convert_to_tensor(input)
-    if dtype is not None and dtypes.as_dtype(dtype) != input.dtype:
+    dtype = truth_tested_dtype(dtype, None)
+    if dtype is not None and dtype != input.dtype:
         return ones(shape(input), dtype, name) if not input.shape.is_fully_defined() \
             else ones(input.shape, dtype, name)
     if type(input) is EagerTensor:
