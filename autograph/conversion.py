@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import linecache
 import logging
 import sysconfig
 import textwrap
@@ -51,7 +52,7 @@ def is_user_function(fn: types.FunctionType) -> bool:
     code = fn.__code__
     if getattr(fn, DO_NOT_CONVERT, False) or code in _produced:
         return False
-    if fn.__name__ == "<lambda>" or code.co_flags & _CO_UNCONVERTIBLE:
+    if code.co_flags & _CO_UNCONVERTIBLE:
         return False
     # the defining module (functools.wraps copies the wrapped function's __module__)
     module = (fn.__globals__.get("__name__") or "").split(".")[0]
@@ -137,14 +138,17 @@ def _convert_code(fn: types.FunctionType) -> Optional[types.CodeType]:
     factory = _factory(node, fn.__code__.co_freevars)
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     compiled = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
-    code = _find_code(compiled, node.name, factory.name)
+    code = _find_code(compiled, node.name, factory.name).replace(co_name=fn.__code__.co_name)
     _produced.update(_all_codes(code))
     _sources[code] = ast.unparse(node)
     return code
 
 
 def _parse(fn: types.FunctionType) -> ast.FunctionDef:
-    """The function's `def`, with line numbers of its file."""
+    """The function's `def` (a lambda: as a `def` returning its body), with line
+    numbers of its file."""
+    if fn.__code__.co_name == "<lambda>":
+        return _parse_lambda(fn.__code__)
     source = inspect.getsource(fn.__code__)  # the code's own source, not a __wrapped__ one
     first = fn.__code__.co_firstlineno
     try:
@@ -162,6 +166,38 @@ def _parse(fn: types.FunctionType) -> ast.FunctionDef:
             or start != first:
         raise ValueError(f"the source found for {fn.__qualname__} is not its definition")
     return node
+
+
+def _parse_lambda(code: types.CodeType) -> ast.FunctionDef:
+    """The one lambda of the source lines that holds the positions of all the code's
+    instructions (several lambdas may share a line: `cond(p, lambda: a, lambda: b)`)."""
+    try:  # the whole file: a lambda may span lines of a larger expression
+        tree, indent = ast.parse("".join(linecache.getlines(code.co_filename))), 0
+    except (SyntaxError, ValueError):
+        lines = inspect.getsource(code).splitlines(keepends=True)
+        indent = min(len(line) - len(line.lstrip()) for line in lines if line.strip())
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        ast.increment_lineno(tree, code.co_firstlineno - 1)
+    where = [(line, col) for line, end_line, col, end_col in code.co_positions()
+             if line is not None and col is not None and (end_line, end_col) > (line, col)]
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and where and all(_contains(node, w, indent) for w in where)]
+    if len(found) != 1:
+        raise ValueError(f"could not find the source of the lambda at line "
+                         f"{code.co_firstlineno}")
+    fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    node = ast.FunctionDef(name="__ag_lambda", args=found[0].args,
+                           body=[ast.copy_location(ast.Return(value=found[0].body),
+                                                   found[0].body)],
+                           decorator_list=[], returns=None, **fields)
+    return ast.copy_location(node, found[0])
+
+
+def _contains(node: ast.AST, where: tuple, indent: int) -> bool:
+    """True when the (line, column) `where` of the original file lies inside `node`."""
+    start = (node.lineno, node.col_offset + indent)
+    end = (node.end_lineno, node.end_col_offset + indent)
+    return start <= where < end
 
 
 def _strip_evaluated_parts(node: ast.FunctionDef) -> None:

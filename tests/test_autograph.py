@@ -1009,3 +1009,22 @@ def test_composite_symbol_errors_name_the_symbol():
     with pytest.raises(dg.errors.InvalidArgumentError,
                        match=r"loop must iterate at least once to initialize y\['a'\]"):
         dg.function(first_set_in_loop)(_int(11))
+
+
+def test_lambdas_are_converted():
+    sign = dg.function(lambda x: 1.0 if x > 0 else -1.0)
+    assert float(sign(_scalar(3.0))) == 1.0 and float(sign(_scalar(-3.0))) == -1.0
+    both = dg.function(lambda x, y: x > 0 and y > 0)
+    assert not bool(both(_scalar(1.0), _scalar(-1.0)))
+    spread = dg.function(
+        lambda x: (
+            x * 2.0 if x > 0
+            else x * 3.0))
+    assert float(spread(_scalar(-2.0))) == -6.0
+
+    @dg.function
+    def f(x):  # two lambdas on one line: each is found by its own code positions
+        return dg.cond(x > 0, lambda: _helper_with_tensor_if(x * 3.0), lambda: x - 1.0)
+
+    assert float(f(_scalar(2.0))) == 2.0 * 3.0 * SCALE
+    assert float(f(_scalar(-2.0))) == -3.0
