@@ -72,7 +72,7 @@ EXEMPT = {
 # Ops TensorFlow registers no gradient for (differentiating through them raises
 # LookupError, tested in test_arrays.py), so they have neither a gradient nor
 # NotDifferentiable here either.
-NO_GRADIENT_AS_IN_TF = {"Unique"}
+NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod"}
 
 
 def _op_types_of(spec):
