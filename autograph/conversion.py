@@ -245,7 +245,7 @@ def _all_codes(code: types.CodeType):
 def _namespace() -> types.SimpleNamespace:
     members = {name: getattr(operators, name) for name in (
         "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "and_", "or_", "not_", "if_exp",
-        "if_stmt", "while_stmt", "for_stmt")}
+        "if_stmt", "while_stmt", "for_stmt", "assert_stmt")}
     members["converted_call"] = converted_call
     return types.SimpleNamespace(**members)
 

@@ -104,6 +104,17 @@ def if_exp(test: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -
     return if_true() if test else if_false()
 
 
+def assert_stmt(test: Any, message: Callable[[], Any]) -> Any:
+    """`assert test, message`: an `Assert` op for a tensor being traced (it runs with
+    the function's other side effects), else Python's assert."""
+    if _staged(test):
+        data = message()
+        return Assert(test, data if isinstance(data, list) else [data])
+    if not test:
+        raise AssertionError(message())
+    return None
+
+
 # -- if ---------------------------------------------------------------------------
 def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
             get_state: Callable[[], tuple], set_state: Callable[[tuple], None],

@@ -217,6 +217,13 @@ class _Statements(ast.NodeTransformer):
         _place(defs + [call], node)
         return defs + [call]
 
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        message = node.msg if node.msg is not None else ast.Constant(value="Assertion error")
+        call = ast.Expr(value=_call(_ag("assert_stmt"), node.test, _thunk(message)))
+        _place([call], node)
+        return call
+
     def _loop_state(self, node: ast.stmt, modified: List[str]) -> List[str]:
         live = node.ag_live_head | node.ag_live_out
         return [n for n in modified if n not in self.global_names and analysis.is_live(n, live)]

@@ -1028,3 +1028,19 @@ def test_lambdas_are_converted():
 
     assert float(f(_scalar(2.0))) == 2.0 * 3.0 * SCALE
     assert float(f(_scalar(-2.0))) == -3.0
+
+
+def test_assert_statements():
+    @dg.function
+    def checked(x, limit):
+        assert limit > 0, "limit must be positive"  # a Python value: Python's assert
+        assert x < limit, "x is too large"  # a tensor: an Assert op
+        return x * 2.0
+
+    graph = checked.get_concrete_function(dg.TensorSpec([], F64), 3).graph
+    asserts = [op for op in graph.get_operations() if op.type == "Assert"]
+    assert len(asserts) == 1
+    with pytest.raises(AssertionError, match="limit must be positive"):
+        checked(_scalar(1.0), -1)
+    with pytest.raises(AssertionError, match="x is too large"):  # eagerly: Python's assert
+        dg.autograph.to_graph(checked.python_function)(_scalar(5.0), 3)
