@@ -2,8 +2,8 @@
 
 `convert(f)` returns `f` rewritten by transformer.py, or `f` itself when it is
 not user code (duograd, NumPy, the standard library, installed packages),
-has no retrievable source (lambdas, functions typed at a prompt), is a
-generator or coroutine, or is marked `do_not_convert`. The rewritten code is
+has no retrievable source (functions typed at a prompt; lambdas are found
+by their code positions), is a generator or coroutine, or is marked `do_not_convert`. The rewritten code is
 compiled once per original code object (the conversion cache, the only table
 here) with the original file name and line numbers, then bound to the
 function's own globals, closure cells and defaults, so globals and closures
@@ -79,14 +79,11 @@ def convert(fn: Any) -> Any:
 
 def converted_call(fn: Any) -> Any:
     """What converted code calls instead of `fn`."""
-    try:
-        override = operators.BUILTIN_OVERRIDES.get(fn)
-        takes_functions = fn in _TAKE_FUNCTIONS
-    except TypeError:  # unhashable callable
-        override, takes_functions = None, False
-    if override is not None:
-        return override
-    if takes_functions:
+    # identity tests only: `fn` may be any object (a tensor's == is elementwise)
+    for builtin, override in operators.BUILTIN_OVERRIDES:
+        if fn is builtin:
+            return override
+    if any(fn is f for f in _TAKE_FUNCTIONS):
         return functools.partial(_call_converting_functions, fn)
     return convert(fn)
 

@@ -370,4 +370,4 @@ def len_(value: Any) -> Any:
     return len(value)
 
 
-BUILTIN_OVERRIDES = {builtins.range: range_, builtins.len: len_}
+BUILTIN_OVERRIDES = ((builtins.range, range_), (builtins.len, len_))
