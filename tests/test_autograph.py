@@ -15,8 +15,10 @@ F64 = dg.float64
 
 
 def _op_types(fn, *specs):
+    """Op types of the trace; StatelessIf/StatelessWhile (TF's names when no branch or
+    body has side effects) are counted as If/While."""
     graph = fn.get_concrete_function(*specs).graph
-    return {op.type for op in graph.get_operations()}
+    return {op.type.replace("Stateless", "") for op in graph.get_operations()}
 
 
 def _scalar(value, dtype=F64):
