@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench bench-peers clean
+.PHONY: demo test fuzz bench bench-peers conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ bench: $(STAMP)
 
 bench-peers:
 	bash benchmarks/peers/run.sh
+
+# TensorFlow's own gradient tests (../shared/tfsuite) and the differential suite
+# (conformance/) under tensorflow-cpu 2.21 in .venv-conformance; not part of `make test`.
+conformance:
+	bash conformance/run.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
