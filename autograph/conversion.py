@@ -24,6 +24,7 @@ import types
 from typing import Any, Callable, Dict, Optional
 
 from ..ops.cond_ops import cond
+from ..ops.functional_ops import map_fn, scan
 from ..ops.while_loop_ops import while_loop
 from . import operators
 from .transformer import AG, Namer, all_names, convert_function_def
@@ -37,7 +38,7 @@ _LIBRARY_PATHS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib
                                                            "platlib")})
 _CO_UNCONVERTIBLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
-_TAKE_FUNCTIONS = (cond, while_loop)
+_TAKE_FUNCTIONS = (cond, while_loop, map_fn, scan)
 
 # original code object -> converted code object (None: convert failed, run as is)
 _converted: Dict[types.CodeType, Optional[types.CodeType]] = {}
@@ -89,8 +90,8 @@ def converted_call(fn: Any) -> Any:
 
 
 def _call_converting_functions(fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    """`fn` (dg.cond, dg.while_loop) given converted versions of its function arguments,
-    as TF's control flow converts the branches and bodies it is given."""
+    """`fn` (dg.cond, dg.while_loop, dg.map_fn, dg.scan) given converted versions of its
+    function arguments, as TF's control flow converts the functions it is given."""
     args = tuple(convert(a) if isinstance(a, types.FunctionType) else a for a in args)
     kwargs = {k: convert(v) if isinstance(v, types.FunctionType) else v
               for k, v in kwargs.items()}

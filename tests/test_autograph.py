@@ -1046,3 +1046,20 @@ def test_assert_statements():
         checked(_scalar(1.0), -1)
     with pytest.raises(AssertionError, match="x is too large"):  # eagerly: Python's assert
         dg.autograph.to_graph(checked.python_function)(_scalar(5.0), 3)
+
+
+def _clip_row(row):
+    if dg.reduce_sum(row) > 1.0:
+        row = row / dg.reduce_sum(row)
+    return row
+
+
+def test_functions_given_to_map_fn_are_converted():
+    m = np.array([[0.2, 0.3], [2.0, 2.0], [1.0, 3.0]])
+
+    @dg.function
+    def normalize(x):
+        return dg.map_fn(_clip_row, x)
+
+    expected = np.array([r / r.sum() if r.sum() > 1.0 else r for r in m])
+    np.testing.assert_allclose(normalize(dg.constant(m)).numpy(), expected)
