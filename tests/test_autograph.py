@@ -1063,3 +1063,26 @@ def test_functions_given_to_map_fn_are_converted():
 
     expected = np.array([r / r.sum() if r.sum() > 1.0 else r for r in m])
     np.testing.assert_allclose(normalize(dg.constant(m)).numpy(), expected)
+
+
+def test_set_loop_options_shape_invariants_and_maximum_iterations():
+    @dg.function
+    def doubling(x, n):
+        y = dg.constant([1.0])
+        for _ in dg.range(n):
+            dg.autograph.experimental.set_loop_options(
+                shape_invariants=[(y, dg.TensorShape([None]))])
+            y = dg.concat([y, y * x], 0)
+        return y
+
+    np.testing.assert_allclose(doubling(dg.constant(2.0), dg.constant(2)).numpy(),
+                               [1.0, 2.0, 2.0, 4.0])
+
+    @dg.function
+    def capped(x):
+        while x < 100.0:
+            dg.autograph.experimental.set_loop_options(maximum_iterations=3)
+            x = x * 2.0
+        return x
+
+    assert float(capped(dg.constant(1.0))) == 8.0
