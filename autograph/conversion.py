@@ -4,10 +4,11 @@
 not user code (duograd, NumPy, the standard library, installed packages),
 has no retrievable source (functions typed at a prompt; lambdas are found
 by their code positions), is a generator or coroutine, or is marked
-`do_not_convert`. The rewritten code is compiled once per original code object (the conversion cache, the only table
-here) with the original file name and line numbers, then bound to the
-function's own globals, closure cells and defaults, so globals and closures
-stay live. `converted_call(f)` is what converted code calls for every
+`do_not_convert`. The rewritten code is compiled once per original code
+object (the conversion cache, with the set of produced code objects and
+their sources the only tables here) with the original file name and line
+numbers, then bound to the function's own globals, closure cells and
+defaults, so globals and closures stay live. `converted_call(f)` is what converted code calls for every
 `f(...)`: builtins with tensor meaning (`range`, `len`) are replaced, user
 functions, methods and callable objects are converted recursively.
 """
