@@ -152,6 +152,14 @@ compat = types.SimpleNamespace(v1=_compat_v1(), v2=FallbackNamespace("duograd.co
 compat.__name__ = "duograd.compat"
 
 
+# -- Summaries (training/summary/): dg.summary and dg.compat.v1.summary ----------------------
+from .training.summary import summary_v1, summary_v2  # noqa: E402
+
+summary = _namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
+compat.v1.summary = _namespace("duograd.compat.v1.summary",
+                               extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
+
+
 # -- the public surface of `dg` ----------------------------------------------------
 PUBLIC_MODULES = ("errors", "autograph")   # modules that are API (no other module is)
 
