@@ -14,7 +14,7 @@ import builtins
 from typing import Any, Callable, List, Optional, Sequence
 
 from ..eager import context
-from ..framework import nest
+from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
@@ -404,4 +404,19 @@ def len_(value: Any) -> Any:
     return len(value)
 
 
-BUILTIN_OVERRIDES = ((builtins.range, range_), (builtins.len, len_))
+def int_(value: Any = 0, *base: Any) -> Any:
+    """int(); a graph tensor is cast to int32, as TF's AutoGraph does."""
+    if _staged(value) and not base:
+        return math_ops.cast(value, dtypes.int32)
+    return int(value, *base)
+
+
+def float_(value: Any = 0.0) -> Any:
+    """float(); a graph tensor is cast to float32, as TF's AutoGraph does."""
+    if _staged(value):
+        return math_ops.cast(value, dtypes.float32)
+    return float(value)
+
+
+BUILTIN_OVERRIDES = ((builtins.range, range_), (builtins.len, len_), (builtins.int, int_),
+                     (builtins.float, float_))

@@ -1086,3 +1086,24 @@ def test_set_loop_options_shape_invariants_and_maximum_iterations():
         return x
 
     assert float(capped(dg.constant(1.0))) == 8.0
+
+
+def test_builtins_with_tensor_meaning():
+    @dg.function
+    def f(x, m):
+        total = 0.0
+        for i in range(len(m)):  # len: the static first dimension; range of a Python int
+            total += float(int(x * 10.0)) + dg.reduce_sum(m[i])
+        return total, len(m), int("7"), float("0.5")
+
+    total, n, seven, half = f(_scalar(0.25), dg.ones([3, 2]))
+    assert float(total) == 3 * (2.0 + 2.0) and (n, seven, half) == (3, 7, 0.5)
+
+    @dg.function(input_signature=[dg.TensorSpec([None], dg.float32)])
+    def count(v):
+        k = 0
+        for _ in range(len(v)):  # unknown length: dg.shape(v)[0] and a dg.range loop
+            k += 1
+        return k
+
+    assert int(count(dg.ones([5]))) == 5
