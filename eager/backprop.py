@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import weakref
 from typing import Any, Iterator, List, Optional
 
 import numpy as np
 
 from ..framework import nest
+from ..framework.gc_pause import hold_gc
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
@@ -65,10 +67,15 @@ class GradientTape:
     def _push(self) -> None:
         context.push_tape(self._tape)
         self._recording = True
+        # The collector is held off while this tape records (framework/gc_pause.py);
+        # a tape abandoned while recording releases its hold when it is freed.
+        hold = hold_gc()
+        self._gc_release = weakref.finalize(self, hold.release)
 
     def _pop(self) -> None:
         context.pop_tape(self._tape)
         self._recording = False
+        self._gc_release()
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -160,11 +167,13 @@ class GradientTape:
         was = self._recording
         if was:
             self._pop()
+        hold = hold_gc()
         try:
             return imperative_grad(tape.producers, targets, [t.tensor_id for t in targets],
                                    [_source_id(s) for s in sources], output_gradients,
                                    release=not self._persistent)
         finally:
+            hold.release()
             if was:
                 self._push()
 
