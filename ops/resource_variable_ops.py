@@ -49,21 +49,24 @@ def _read_infer(inputs, attrs):
 
 def _assign_kernel(resources: Any, variable: Any, value: np.ndarray) -> None:
     _check_shape(variable, value, "assign to")
-    _store(resources, variable).write(variable, value)
+    with variable.update_lock:
+        _store(resources, variable).write(variable, value)
 
 
 def _assign_add_kernel(resources: Any, variable: Any, value: np.ndarray) -> None:
     store = _store(resources, variable)
-    old = store.read(variable)
-    _check_shape(variable, np.broadcast(old, value), "update")
-    store.write(variable, old + value)
+    with variable.update_lock:  # read-modify-write: atomic against every other update
+        old = store.read(variable)
+        _check_shape(variable, np.broadcast(old, value), "update")
+        store.write(variable, old + value)
 
 
 def _assign_sub_kernel(resources: Any, variable: Any, value: np.ndarray) -> None:
     store = _store(resources, variable)
-    old = store.read(variable)
-    _check_shape(variable, np.broadcast(old, value), "update")
-    store.write(variable, old - value)
+    with variable.update_lock:
+        old = store.read(variable)
+        _check_shape(variable, np.broadcast(old, value), "update")
+        store.write(variable, old - value)
 
 
 def _writable(store: Any, variable: Any, old: np.ndarray) -> np.ndarray:
@@ -82,7 +85,12 @@ def _writable(store: Any, variable: Any, old: np.ndarray) -> np.ndarray:
 
 def _scatter(resources: Any, variable: Any, indices: np.ndarray, updates: np.ndarray,
              mode: str) -> None:
-    store = _store(resources, variable)
+    with variable.update_lock:
+        _scatter_locked(_store(resources, variable), variable, indices, updates, mode)
+
+
+def _scatter_locked(store: Any, variable: Any, indices: np.ndarray, updates: np.ndarray,
+                    mode: str) -> None:
     old = store.read(variable)
     if old.ndim == 0:
         raise ValueError(f"Cannot scatter into scalar variable '{variable.name}'")

@@ -9,6 +9,7 @@ Session; reads, assignments and scatters are graph ops, and
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any, Optional
 
@@ -68,6 +69,9 @@ class Variable:
         if callable(initial_value):
             initial_value = initial_value()
         self._trainable = bool(trainable)
+        # Held by every update kernel across its read-modify-write, so concurrent
+        # assign/assign_add/scatter calls serialise; plain reads take no lock.
+        self.update_lock = threading.Lock()
         graph = _state.graph
         self.created_eagerly = graph is None
         base = name or "Variable"
