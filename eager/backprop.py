@@ -18,6 +18,7 @@ from ..ops import array_ops, join_ops
 from ..ops.constant_op import convert_to_tensor
 from . import context
 from .imperative_grad import imperative_grad
+from .raw_backward import raw_gradient, raw_sweep_allowed
 from .jacobians import column_seeds, one_hot_seeds, vectorized_backward
 from .tape import Tape
 
@@ -178,9 +179,14 @@ class GradientTape:
             self._pop()
         hold = hold_gc()
         try:
-            return imperative_grad(tape.producers, targets, target_ids,
-                                   [_source_id(s) for s in sources], output_gradients,
-                                   release=not self._persistent)
+            source_ids = [_source_id(s) for s in sources]
+            if raw_sweep_allowed(tape, targets, output_gradients):
+                grads = raw_gradient(tape.producers, targets, target_ids, source_ids,
+                                     output_gradients)
+                if grads is not None:
+                    return grads
+            return imperative_grad(tape.producers, targets, target_ids, source_ids,
+                                   output_gradients, release=not self._persistent)
         finally:
             hold.release()
             if was:

@@ -35,6 +35,9 @@ class _ContextState(threading.local):
         self.skipped_inputs: dict = {}
         self.variable_scopes: List[Any] = []   # tf.compat.v1.variable_scope stack
         self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
+        # True while a first-order raw sweep runs a gradient function (eager/raw_mode.py):
+        # ops given NumPy values run their kernels and return NumPy values.
+        self.raw: bool = False
 
 
 state = _ContextState()

@@ -116,6 +116,22 @@ def _unary_keeps(op_def: Any) -> tuple:
     return keeps
 
 
+# Per two-input op: for each case (both inputs watched, only the second, only the
+# first) the skip set and whether the gradient reads input 0, input 1, output 0.
+_BINARY_PLANS: Dict[Any, tuple] = {}
+
+
+def _binary_plans(op_def: Any) -> tuple:
+    outs = op_def.grad_outputs
+    keep_out = outs is None or 0 in outs
+    plans = []
+    for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
+        keep = op_def.inputs_read_by_gradient(skip)
+        plans.append((skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out))
+    plans = _BINARY_PLANS[op_def] = tuple(plans)
+    return plans
+
+
 class Tape:
     """Recorded entries keyed by the ids of the tensors they produced."""
 
@@ -226,34 +242,29 @@ class Tape:
         xid = x.tensor_id
         yid = y.tensor_id
         if xid in watched:
-            skip = _NO_SKIP if yid in watched else _SKIP_SECOND
+            which = 0 if yid in watched else 2
         elif yid in watched:
-            skip = _SKIP_FIRST
+            which = 1
         else:
             return
         array = out.array
         if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
             return
-        keep = op_def.inputs_read_by_gradient(skip)
-        if keep is None:
-            inputs = (x, y)
+        skip, keep_x, keep_y, keep_out = (_BINARY_PLANS.get(op_def) or _binary_plans(op_def))[which]
+        if keep_x:
+            first = x
         else:
-            if 0 in keep:
-                first = x
-            else:
-                value = x.array
-                first = (value.shape, value.dtype)
-            if 1 in keep:
-                second = y
-            else:
-                value = y.array
-                second = (value.shape, value.dtype)
-            inputs = (first, second)
-        outs = op_def.grad_outputs
+            value = x.array
+            first = (value.shape, value.dtype)
+        if keep_y:
+            second = y
+        else:
+            value = y.array
+            second = (value.shape, value.dtype)
         oid = out.tensor_id
-        self.producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,), inputs,
-                               (out,) if outs is None or 0 in outs
-                               else ((array.shape, array.dtype),), skip)
+        self.producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,),
+                               (first, second),
+                               (out,) if keep_out else ((array.shape, array.dtype),), skip)
         watched.add(oid)
 
     def record_entry_copy(self, other: "Tape") -> None:
