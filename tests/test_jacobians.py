@@ -43,7 +43,7 @@ def test_jacobian_pfor_equals_loop_and_fd(case):
     x = dg.constant(xv)
     results = []
     for pfor in (True, False):
-        with dg.GradientTape() as tape:
+        with dg.GradientTape(persistent=not pfor) as tape:  # TF: the loop needs a persistent tape
             tape.watch(x)
             y = fn(x)
         results.append(tape.jacobian(y, x, experimental_use_pfor=pfor).numpy())
@@ -86,7 +86,7 @@ def test_jacobian_in_function_and_recording_tape():
     want = _fd_jacobian(lambda v: fn(dg.constant(v)).numpy(), xv)
     np.testing.assert_allclose(jac(dg.constant(xv)).numpy(), want, rtol=1e-6, atol=1e-7)
     x = dg.constant(xv)
-    with dg.GradientTape() as outer:  # the vectorized jacobian is itself differentiable
+    with dg.GradientTape(persistent=True) as outer:  # the vectorized jacobian is itself differentiable
         outer.watch(x)
         with dg.GradientTape() as tape:
             tape.watch(x)
@@ -104,7 +104,7 @@ def test_batch_jacobian_pfor_equals_loop(tshape, sshape):
     results = []
     for pfor in (True, False):
         x = dg.constant(xv)
-        with dg.GradientTape() as tape:
+        with dg.GradientTape(persistent=not pfor) as tape:
             tape.watch(x)
             flat = dg.reshape(x, [sshape[0], -1])
             y = dg.reshape(dg.tanh(dg.matmul(flat, dg.constant(w))) * dg.reduce_sum(flat), tshape)
@@ -145,7 +145,7 @@ def test_tape_hessian_equals_nested_tapes_and_closed_form():
         f = _w3(x, dg.constant(a), dg.constant(b), n)
         inside = tape.hessian(f, x).numpy()  # callable while recording
     after = tape.hessian(f, x).numpy()
-    with dg.GradientTape() as outer:
+    with dg.GradientTape(persistent=True) as outer:
         outer.watch(x)
         with dg.GradientTape() as inner:
             inner.watch(x)
