@@ -70,9 +70,11 @@ class GradientTape:
         context.push_tape(self._tape)
         self._recording = True
         # The collector is held off while this tape records (framework/gc_pause.py);
-        # a tape abandoned while recording releases its hold when it is freed.
+        # a tape abandoned while recording (never exited) releases its hold, and leaves
+        # its thread's tape stack, when it is freed: nobody can use it any more.
         hold = hold_gc()
-        self._gc_release = weakref.finalize(self, hold.release)
+        self._gc_release = weakref.finalize(self, _abandoned, hold, context.state.tapes,
+                                            self._tape)
 
     def _pop(self) -> None:
         context.pop_tape(self._tape)
@@ -330,6 +332,16 @@ class GradientTape:
             if was:
                 self._push()
         return nest.pack_sequence_as(sources, result)
+
+
+def _abandoned(hold: Any, tapes: list, tape: Tape) -> None:
+    """Finalizer of a recording GradientTape (also run by `_pop`): release its hold on
+    the collector and take its tape off the stack it was pushed on, if still there."""
+    hold.release()
+    for i in range(len(tapes) - 1, -1, -1):
+        if tapes[i] is tape:
+            del tapes[i]
+            break
 
 
 def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list,

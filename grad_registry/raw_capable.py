@@ -16,7 +16,7 @@ from ..framework.registry import gradient_functions
 RAW_CAPABLE_OPS = (
     "AddV2", "Sub", "Mul", "RealDiv", "Neg",
     "Sin", "Cos", "Tanh", "Exp", "Log", "Square", "Sigmoid",
-    "Sum", "Mean",
+    "Sum", "Mean", "AddN",
 )
 
 _cache: Dict[str, Callable] = {}
