@@ -84,7 +84,8 @@ def raw_binary(op_def: Any, x: Any, y: Any) -> Any:
         scalar = True
     else:
         dtype = x.dtype
-        if dtype != y.dtype:
+        other = y.dtype
+        if dtype is not other and dtype != other:
             raise RawPathUnsupported(op_def.type)
         kind = dtype.kind
         scalar = False

@@ -81,7 +81,8 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
         tx, ty = type(x), type(y)
         if tx is EagerTensor:
             if ty is EagerTensor:
-                if x.array.dtype == y.array.dtype:
+                xd, yd = x.array.dtype, y.array.dtype
+                if xd is yd or xd == yd:  # (identity first: dtype == is a slow compare)
                     return execute_binary(op_def, x, y)
             elif ty is float or ty is int:
                 return execute_binary(op_def, x, scalar_operand(y, x.array.dtype))
@@ -99,6 +100,9 @@ def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Option
     """A one-input op; converts non-tensors first."""
     if type(x) is not EagerTensor:
         if _state.raw and isinstance(x, RAW_TYPES):
+            kinds = op_def.input_kinds
+            if not attrs and (kinds is None or x.dtype.kind in kinds):
+                return op_def.kernel(x)  # raw_unary, inline: the raw sweep's hot path
             return raw_unary(op_def, x, attrs)
         x = convert_to_tensor(x)
     elif not attrs and op_def.simple and _state.graph is None:
