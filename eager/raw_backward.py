@@ -165,6 +165,14 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, functions: dict,
         in_grads = fn(view, grad)
         in_ids = record[3]
         if type(in_grads) is not tuple and type(in_grads) is not list:
+            if len(in_ids) == 1:  # one input, one gradient: the common case, inline
+                if in_grads is not None:
+                    if type(in_grads) is not _ndarray:
+                        in_grads = _as_raw(in_grads)
+                    tid = in_ids[0]
+                    old = get(tid)
+                    grads[tid] = in_grads if old is None else old + in_grads
+                continue
             in_grads = (in_grads,)
         n = len(in_ids)
         if len(in_grads) != n:

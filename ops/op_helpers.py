@@ -17,6 +17,7 @@ from ..eager.raw_mode import RAW_TYPES, raw_binary, raw_unary
 from .dispatch import apply_op
 
 _state = context.state
+_ndarray = np.ndarray
 
 
 def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
@@ -89,9 +90,15 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
         elif ty is EagerTensor:
             if tx is float or tx is int:
                 return execute_binary(op_def, scalar_operand(x, y.array.dtype), y)
-        elif _state.raw and (isinstance(x, RAW_TYPES) or isinstance(y, RAW_TYPES)) and \
-                not isinstance(x, Tensor) and not isinstance(y, Tensor):
-            return raw_binary(op_def, x, y)
+        elif _state.raw:
+            if tx is _ndarray and ty is _ndarray:  # raw_binary, inline: the hot case
+                xd, yd = x.dtype, y.dtype
+                kinds = op_def.input_kinds
+                if (xd is yd or xd == yd) and (kinds is None or xd.kind in kinds):
+                    return op_def.kernel(x, y)
+            if (isinstance(x, RAW_TYPES) or isinstance(y, RAW_TYPES)) and \
+                    not isinstance(x, Tensor) and not isinstance(y, Tensor):
+                return raw_binary(op_def, x, y)
     x, y = binary_operands(op_def.type, x, y)
     return apply_op(op_def, (x, y), name=name)
 
