@@ -10,7 +10,7 @@ from .eager import context
 from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
 from .ops import linalg_ops, matrix_diag_ops, norm_ops
 from .ops import math_extra
-from .ops import embedding_ops, math_only
+from .ops import embedding_ops, math_only, nn_extra_ops, selection_ops
 from .ops import gradient_checker, gradient_checker_v1
 from .eager import forwardprop
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
@@ -19,6 +19,8 @@ from .framework.interactive_session import InteractiveSession
 from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
 from .ops import init_ops, state_ops, variable_scope, variables
 from .ops.gradients_impl import gradients, hessians
+from .ops import check_ops
+from .framework import nest_api
 
 _state = context.state
 
@@ -39,10 +41,13 @@ math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extr
                          "where": array_ops.where})
 linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
 test = _namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
-nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops)
+nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
+                nn_extra_ops, extra={"top_k": selection_ops.top_k})
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})
+debugging = _namespace("duograd.debugging", check_ops)
+nest = _namespace("duograd.nest", nest_api)
 
 
 @contextlib.contextmanager
