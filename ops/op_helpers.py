@@ -86,7 +86,11 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
                 if xd is yd or xd == yd:  # (identity first: dtype == is a slow compare)
                     return execute_binary(op_def, x, y)
             elif ty is float or ty is int:
-                return execute_binary(op_def, x, scalar_operand(y, x.array.dtype))
+                np_dtype = x.array.dtype  # scalar_operand's cache hit, inline (`x * 0.5`)
+                by_dtype = _state.scalar_operands.get(np_dtype)
+                operand = by_dtype.get(y) if by_dtype is not None else None
+                return execute_binary(op_def, x, operand if operand is not None
+                                      else scalar_operand(y, np_dtype))
         elif ty is EagerTensor:
             if tx is float or tx is int:
                 return execute_binary(op_def, scalar_operand(x, y.array.dtype), y)
