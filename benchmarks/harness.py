@@ -193,7 +193,7 @@ def table(rows: Sequence[Row], peers: Optional[dict] = None) -> str:
     head = ["workload", "variant", "median", "NumPy floor", "ratio", "CPU ratio", "target", "met",
             "note"]
     if peers:
-        head.insert(6, "issue's peers")
+        head.insert(7, "issue's peers")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r.status != "ok":
@@ -207,6 +207,6 @@ def table(rows: Sequence[Row], peers: Optional[dict] = None) -> str:
                      r.target, met, r.note]
         if peers:  # quoted once per workload, on its floor row
             shown = peers.get(r.workload.split(" ")[0], "") if r.variant == "NumPy floor" else ""
-            cells.insert(7, shown)
+            cells.insert(7, shown)  # after the target, as in the header
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
