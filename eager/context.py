@@ -38,6 +38,10 @@ class _ContextState(threading.local):
         # True while a first-order raw sweep runs a gradient function (eager/raw_mode.py):
         # ops given NumPy values run their kernels and return NumPy values.
         self.raw: bool = False
+        # dg.summary: the default-writer stack (`writer.as_default()`) and the default step
+        # (`dg.summary.experimental.set_step`), per thread as in TF.
+        self.summary_writers: List[Any] = []
+        self.summary_step: Any = None
 
 
 state = _ContextState()
