@@ -180,3 +180,14 @@ def test_nested_tapes_still_give_second_derivatives(raw_calls):
     assert raw_calls[0] is not None
     np.testing.assert_allclose(dy.numpy(), np.cos(0.7) * 0.7 + np.sin(0.7))
     np.testing.assert_allclose(d2y.numpy(), -np.sin(0.7) * 0.7 + 2 * np.cos(0.7))
+
+
+def test_backward_errors_are_the_general_pass_errors(raw_calls):
+    x = dg.constant([1.0, 2.0, 2.0])
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y, _ = dg.unique(x)  # TF registers no gradient for Unique
+        z = dg.reduce_sum(dg.sin(y))
+    with pytest.raises(LookupError, match="Unique"):
+        tape.gradient(z, x)
+    assert raw_calls == [None]  # the sweep gave up; the general pass raised
