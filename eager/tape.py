@@ -105,30 +105,19 @@ def entry_view(record: tuple) -> "TapeEntry":
                      tuple([_as_spec(t) for t in outputs]), skip, output_ids[0])
 
 
-# Per op: (the gradient reads input 0, it reads output 0), for one-input ops.
-_UNARY_KEEPS: Dict[Any, tuple] = {}
-
-
-def _unary_keeps(op_def: Any) -> tuple:
-    keep = op_def.inputs_read_by_gradient(_NO_SKIP)
-    outs = op_def.grad_outputs
-    keeps = _UNARY_KEEPS[op_def] = (keep is None or 0 in keep, outs is None or 0 in outs)
-    return keeps
-
-
-# Per two-input op: for each case (both inputs watched, only the second, only the
-# first) the skip set and whether the gradient reads input 0, input 1, output 0.
-_BINARY_PLANS: Dict[Any, tuple] = {}
-
-
-def _binary_plans(op_def: Any) -> tuple:
+def _tape_plans(op_def: Any) -> tuple:
+    """What the tape keeps of `op_def`, memoised on it as `op_def.tape_plans`:
+    [0] for one input: (the gradient reads input 0, it reads output 0);
+    [1..3] for two inputs, both watched / only the second / only the first:
+    (skip set, reads input 0, reads input 1, reads output 0)."""
     outs = op_def.grad_outputs
     keep_out = outs is None or 0 in outs
-    plans = []
+    keep = op_def.inputs_read_by_gradient(_NO_SKIP)
+    plans = [(keep is None or 0 in keep, keep_out)]
     for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
         keep = op_def.inputs_read_by_gradient(skip)
         plans.append((skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out))
-    plans = _BINARY_PLANS[op_def] = tuple(plans)
+    op_def.tape_plans = plans = tuple(plans)
     return plans
 
 
@@ -223,7 +212,7 @@ class Tape:
         array = out.array
         if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
             return
-        keeps = _UNARY_KEEPS.get(op_def) or _unary_keeps(op_def)
+        keeps = (op_def.tape_plans or _tape_plans(op_def))[0]
         if keeps[0]:
             inputs = (x,)
         else:
@@ -242,15 +231,15 @@ class Tape:
         xid = x.tensor_id
         yid = y.tensor_id
         if xid in watched:
-            which = 0 if yid in watched else 2
+            which = 1 if yid in watched else 3
         elif yid in watched:
-            which = 1
+            which = 2
         else:
             return
         array = out.array
         if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
             return
-        skip, keep_x, keep_y, keep_out = (_BINARY_PLANS.get(op_def) or _binary_plans(op_def))[which]
+        skip, keep_x, keep_y, keep_out = (op_def.tape_plans or _tape_plans(op_def))[which]
         if keep_x:
             first = x
         else:
