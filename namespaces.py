@@ -12,6 +12,7 @@ from .ops import math_extra
 from .ops import gradient_checker
 from .eager import forwardprop
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
+from .distribute import losses
 
 _state = context.state
 
@@ -32,7 +33,8 @@ math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extr
                          "where": array_ops.where})
 linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
 test = _namespace("duograd.test", gradient_checker)
-nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops)
+nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops,
+                extra={"compute_average_loss": losses.compute_average_loss})
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})

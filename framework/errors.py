@@ -41,5 +41,14 @@ class InternalError(OpError):
     """An invariant of the runtime was broken."""
 
 
+class DeadlineExceededError(OpError):
+    """An operation did not finish before its deadline (e.g. a collective timed out)."""
+
+
+class UnavailableError(OpError):
+    """The service is unavailable (e.g. a collective group was aborted)."""
+
+
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
-           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError"]
+           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
+           "DeadlineExceededError", "UnavailableError"]
