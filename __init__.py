@@ -55,4 +55,14 @@ from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 from .ops.variables import variable_creator_scope  # noqa: F401
 from . import distribute  # noqa: F401 (dg.distribute; its engines load on first use)
 
+from .ops.norm_ops import norm  # noqa: F401
+from .ops.meshgrid_ops import meshgrid  # noqa: F401
+from .grad_registry import nan_safe_grad, segment_grad  # noqa: F401
+from .ops.static_value_ops import get_static_value, placeholder_with_default  # noqa: F401
+from .grad_registry import static_value_grad  # noqa: F401
+
 __version__ = "0.1.0"
+# -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
+from .training.module import Module  # noqa: E402
+from .training.namespaces import compat, keras, optimizers, train  # noqa: E402,F401
+from .ops.norm_ops import norm  # noqa: F401 (tf.norm, also dg.linalg.norm)

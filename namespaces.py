@@ -9,6 +9,7 @@ from .eager import context
 from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
 from .ops import linalg_ops, matrix_diag_ops, norm_ops
 from .ops import math_extra
+from .ops import embedding_ops, math_only
 from .ops import gradient_checker
 from .eager import forwardprop
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
@@ -28,12 +29,12 @@ def _namespace(name: str, *modules: Any, extra: Optional[dict] = None) -> types.
     return space
 
 
-math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra,
+math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra, math_only,
                   extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
                          "where": array_ops.where})
 linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
 test = _namespace("duograd.test", gradient_checker)
-nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops,
+nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
                 extra={"compute_average_loss": losses.compute_average_loss})
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
@@ -42,10 +43,24 @@ autodiff = _namespace("duograd.autodiff", forwardprop,
 
 @contextlib.contextmanager
 def name_scope(name: Optional[str]) -> Iterator[str]:
-    """A scope for op names in graph mode (a no-op in eager mode, as in TF2)."""
+    """A scope for op names in graph mode; in eager mode it prefixes variable names.
+
+    Eager mode follows TF2: names are not made unique, and a name ending in
+    '/' replaces the enclosing scope instead of nesting in it."""
     graph = _state.graph
     if graph is None:
-        yield (name + "/") if name else ""
+        outer = _state.name_scope
+        if not name:
+            scope = ""
+        elif name.endswith("/"):
+            scope = name
+        else:
+            scope = f"{outer}{name}/"
+        _state.name_scope = scope
+        try:
+            yield scope
+        finally:
+            _state.name_scope = outer
         return
     with graph.name_scope(name) as scope:
         yield scope

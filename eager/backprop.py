@@ -131,6 +131,9 @@ class GradientTape:
         flat_sources = nest.flatten(sources)
         flat_targets = [convert_to_tensor(t) if not isinstance(t, Tensor) and not _is_variable(t)
                         else t for t in nest.flatten(target)]
+        # A variable target is its handle, as in TF: the seed reaches a variable
+        # source directly, so tape.gradient(v, v) is ones like v.
+        target_ids = [_source_id(t) for t in flat_targets]
         flat_targets = [t.read_value() if _is_variable(t) else t for t in flat_targets]
         if output_gradients is not None:
             output_gradients = [None if g is None else convert_to_tensor(g)
@@ -141,7 +144,7 @@ class GradientTape:
         for s in flat_sources:
             if not isinstance(s, Tensor) and not _is_variable(s):
                 raise ValueError(f"Sources must be tensors or variables, got {s!r}")
-        grads = self._backprop(tape, flat_targets, flat_sources, output_gradients)
+        grads = self._backprop(tape, flat_targets, target_ids, flat_sources, output_gradients)
         self._finish()
         result = []
         for source, grad in zip(flat_sources, grads):
@@ -154,14 +157,16 @@ class GradientTape:
             result.append(grad)
         return nest.pack_sequence_as(sources, result)
 
-    def _backprop(self, tape: Tape, targets: List[Any], sources: List[Any],
-                  output_gradients: Optional[List[Any]]) -> list:
-        """Runs imperative_grad with this tape paused (its gradient ops are not its own)."""
-        was = self._recording
+    def _backprop(self, tape: Tape, targets: List[Any], target_ids: List[Any],
+                  sources: List[Any], output_gradients: Optional[List[Any]]) -> list:
+        """Runs imperative_grad; a non-persistent tape is paused (its gradient ops are not
+        its own), a persistent one inside its context records them, as in TF, so that
+        gradients of those gradients can be taken from it."""
+        was = self._recording and not self._persistent
         if was:
             self._pop()
         try:
-            return imperative_grad(tape.producers, targets, [t.tensor_id for t in targets],
+            return imperative_grad(tape.producers, targets, target_ids,
                                    [_source_id(s) for s in sources], output_gradients,
                                    release=not self._persistent)
         finally:

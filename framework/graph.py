@@ -15,6 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from ..eager import context
 from . import dtypes as dtypes_lib
 from .errors import InvalidArgumentError
+from .indexed_slices import IndexedSlices, densify_inputs
 from .op_def import OpDef
 from .registry import gradient_functions, op_defs
 from .tensor import Tensor, new_tensor_id
@@ -223,7 +224,10 @@ class Graph:
             if type(t) is SymbolicTensor and t.op.graph is self:
                 checked.append(t)
             else:
-                checked.append(self.capture_input(t, op_def))
+                if isinstance(t, IndexedSlices):  # dense, as TF's convert_to_tensor makes it
+                    t = densify_inputs((t,))[0]
+                checked.append(t if type(t) is SymbolicTensor and t.op.graph is self
+                               else self.capture_input(t, op_def))
         inputs = tuple(checked)
         attrs = attrs if attrs else _NO_ATTRS
         thread = self._thread

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ops import array_ops, cumulative_ops, join_ops, math_ops, reduction_ops
 from ..ops.complex_ops import conj_if_complex
-from ..ops.reduction_ops import ADD_N, ALL, ANY, MAX, MEAN, MIN, PROD, SUM
+from ..ops.reduction_ops import ADD_N, ALL, ANY, EUCLIDEAN_NORM, MAX, MEAN, MIN, PROD, SUM
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(ALL.type)
@@ -76,6 +76,14 @@ def _extremum_grad(op, grad):
 
 RegisterGradient(MAX.type)(_extremum_grad)
 RegisterGradient(MIN.type)(_extremum_grad)
+
+
+@RegisterGradient(EUCLIDEAN_NORM.type)
+def _euclidean_norm_grad(op, grad):
+    """x * grad / norm, as TF (no conj; NaN where the norm is 0, as TF)."""
+    x = op.inputs[0]
+    norm = _restore_reduced(op, op.outputs[0])
+    return x / (norm / _restore_reduced(op, grad))
 
 
 @RegisterGradient(PROD.type)
