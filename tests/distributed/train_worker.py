@@ -187,6 +187,8 @@ def train(args) -> None:
     checkpoints = Checkpoints(args.checkpoint_dir, params, trainer, strategy) \
         if args.checkpoint_dir else None
     first = checkpoints.restore() if checkpoints else 0
+    if first:
+        print(f"rank {rank}: resumed at step {first}", flush=True)
     for step in range(first, args.steps):
         if step == args.kill_at_step and rank == args.kill_rank:
             os.kill(os.getpid(), signal.SIGKILL)
