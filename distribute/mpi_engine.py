@@ -75,7 +75,7 @@ class MPIEngine:
 
     # -- collectives ----------------------------------------------------------------
     def all_reduce(self, arrays: Sequence[np.ndarray], reduce_op: ReduceOp) -> List[np.ndarray]:
-        arrays = [np.ascontiguousarray(a) for a in arrays]
+        arrays = [_contiguous(a) for a in arrays]
         layout = layout_of(arrays)
         self._check_layouts_agree(layout, f"all_reduce({reduce_op.value})")
         fused = fuse(arrays)
@@ -94,7 +94,7 @@ class MPIEngine:
                        for dtype in fused}, layout)
 
     def broadcast(self, arrays: Sequence[np.ndarray], root: int = 0) -> List[np.ndarray]:
-        arrays = [np.ascontiguousarray(a) for a in arrays]
+        arrays = [_contiguous(a) for a in arrays]
         layout = layout_of(arrays)
         self._check_layouts_agree(layout, "broadcast")
         fused = fuse(arrays)
@@ -103,7 +103,7 @@ class MPIEngine:
         return [part.copy() for part in unfuse(fused, layout)]
 
     def all_gather(self, array: np.ndarray) -> List[np.ndarray]:
-        array = np.ascontiguousarray(array)
+        array = _contiguous(array)
         self._check_layouts_agree([(array.dtype, array.shape)], "all_gather")
         rows = np.empty((self.num_replicas,) + array.shape, array.dtype)
         self._wait([self._comm.Iallgather(_bytes(array), _bytes(rows))], "all_gather")
@@ -145,6 +145,12 @@ class MPIEngine:
         if not np.all(rows == rows[0]):
             raise InvalidArgumentError(None, None, f"{kind}: the ranks passed different shapes "
                                        f"or dtypes (this rank: {layout})")
+
+
+def _contiguous(value: Any) -> np.ndarray:
+    """A C-contiguous array of the same shape (np.ascontiguousarray turns 0-d into 1-d)."""
+    array = np.asarray(value)
+    return array if array.flags.c_contiguous else array.copy(order="C")
 
 
 def _bytes(array: np.ndarray) -> np.ndarray:

@@ -298,3 +298,39 @@ def test_variable_creator_scope_chains_innermost_first():
 def test_import_duograd_loads_no_mpi():
     code = "import sys, duograd; assert 'mpi4py' not in sys.modules, 'mpi4py imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_keras_optimizers_apply_all_reduced_gradients_bit_identically(name):
+    """Two replicas with an optimizer built in scope() end where one process ends that
+    applies the sum of the two shards' gradients (added in replica order)."""
+    rng = np.random.default_rng(3)
+    x, y, w0 = rng.standard_normal((8, 3)), rng.standard_normal((8, 1)), rng.standard_normal((3, 1))
+    make = getattr(dg.keras.optimizers, name)
+
+    def grads_of(w, xs, ys):
+        with dg.GradientTape() as tape:
+            loss = dg.nn.compute_average_loss(dg.reshape((dg.matmul(xs, w) - ys) ** 2, [-1]),
+                                              global_batch_size=8)
+        return tape.gradient(loss, [w])
+
+    w_ref, opt_ref = dg.Variable(w0), make(learning_rate=0.1)
+    for _ in range(3):
+        g0, g1 = grads_of(w_ref, x[:4], y[:4]), grads_of(w_ref, x[4:], y[4:])
+        opt_ref.apply_gradients([(g0[0] + g1[0], w_ref)])
+
+    strategy = strategy_of(2)
+    with strategy.scope():
+        w, optimizer = dg.Variable(w0), make(learning_rate=0.1)
+        optimizer.build([w])
+
+    def step(xs, ys):
+        grads = dg.distribute.get_replica_context().all_reduce("SUM", grads_of(w, xs, ys))
+        optimizer.apply_gradients(zip(grads, [w]))
+
+    shards = (dg.distribute.PerReplica([x[:4], x[4:]]), dg.distribute.PerReplica([y[:4], y[4:]]))
+    for _ in range(3):
+        strategy.run(step, args=shards)
+    for copy in w.values:
+        assert copy.tobytes() == w_ref.numpy().tobytes()
+    assert [int(c) for c in optimizer.iterations.values] == [3, 3]

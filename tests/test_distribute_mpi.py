@@ -81,3 +81,18 @@ def test_a_rank_that_skips_a_collective_fails_the_job(tmp_path):
     assert result.returncode != 0
     assert "DeadlineExceededError" in result.stderr
     assert "timed out after 1.0 s on rank 0" in result.stderr
+
+
+def test_the_example_prints_the_single_process_final_loss_under_mpiexec():
+    example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "examples", "distributed_training.py")
+
+    def final_loss(command):
+        result = checked(subprocess.run(command + [sys.executable, example], env=environment(),
+                                        capture_output=True, text=True, timeout=120))
+        (line,) = [l for l in result.stdout.splitlines() if l.startswith("final loss")]
+        return float(line.split()[-1])
+
+    single, two = final_loss([]), final_loss([MPIEXEC, "-n", "2"])
+    assert single < 0.05  # it trained
+    assert abs(single - two) <= 1e-12
