@@ -25,6 +25,7 @@ from .engine import (DEFAULT_TIMEOUT_SECONDS, finish_reduce, fuse, layout_of, su
                      unfuse)
 from .reduce_op import ReduceOp
 
+_SPIN_SECONDS = 0.02  # how long a wait polls without sleeping
 # Dtypes whose sums MPI computes natively (others are gathered and summed here).
 _MPI_SUMMABLE = frozenset("fdgFDhilqbBHILQ")
 
@@ -118,18 +119,23 @@ class MPIEngine:
         if self._aborted is not None:
             raise UnavailableError(None, None, f"Collective {kind} cannot run: the collective "
                                    f"group was aborted ({self._aborted})")
-        deadline = time.monotonic() + self.timeout_seconds
+        start = time.monotonic()
+        deadline = start + self.timeout_seconds
         pause = 0.0
         try:
+            # MPI progresses only while polled: spin first (a collective usually completes
+            # within milliseconds), then back off so a long wait does not burn a core.
             while not self._mpi.Request.Testall(requests):
-                if time.monotonic() > deadline:
+                now = time.monotonic()
+                if now > deadline:
                     message = (f"Collective {kind} timed out after {self.timeout_seconds} s on "
                                f"rank {self.replica_id()} of {self.num_replicas}: a rank did "
                                "not join (it failed, was killed, or skipped the collective)")
                     self.abort(message)
                     raise DeadlineExceededError(None, None, message)
-                time.sleep(pause)
-                pause = min(pause * 2 or 2e-5, 1e-3)
+                if now - start > _SPIN_SECONDS:
+                    time.sleep(pause)
+                    pause = min(pause * 2 or 1e-5, 1e-3)
         except self._mpi.Exception as error:
             self.abort(str(error))
             raise UnavailableError(None, None, f"Collective {kind} failed: {error}") from None
