@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, List, Optional
 import numpy as np
 
 from ..framework import nest
-from .values import PerReplica
+from .values import regroup
 
 
 class InputContext:
@@ -76,7 +76,7 @@ class DistributedDataset:
     """Iterates a dataset's global batches, giving each replica its shard.
 
     `local_replicas` are the replica ids this process feeds: all of them for
-    MirroredStrategy (the items are PerReplica), only its own rank for MPI
+    MirroredStrategy (the items are nests of PerReplica), only its own rank for MPI
     (the items are that rank's shard)."""
 
     def __init__(self, dataset: Iterable[Any], num_replicas: int,
@@ -89,7 +89,7 @@ class DistributedDataset:
         for batch in self._dataset:
             shards = shard_batch(batch, self._num_replicas)
             local = [shards[i] for i in self._local]
-            yield local[0] if len(local) == 1 else PerReplica(local)
+            yield regroup(local)  # a nest of PerReplica, as TF's distributed iterators
 
 
 class DatasetsFromFunction:
@@ -112,4 +112,4 @@ class DatasetsFromFunction:
                     batches.append(next(iterator))
                 except StopIteration:
                     return
-            yield batches[0] if self._local == 1 else PerReplica(batches)
+            yield regroup(batches)

@@ -214,7 +214,7 @@ def test_experimental_distribute_dataset_splits_as_tf():
         assert [list(s) for s in batch.values] == shards
     features = {"x": np.arange(8.0).reshape(4, 2), "y": np.arange(4)}
     (batch,) = list(strategy_of(2).experimental_distribute_dataset([features]))
-    np.testing.assert_array_equal(batch.values[1]["x"], [[4.0, 5.0], [6.0, 7.0]])
+    np.testing.assert_array_equal(batch["x"].values[1], [[4.0, 5.0], [6.0, 7.0]])  # a dict of PerReplica
     with pytest.raises(ValueError, match="same first"):
         list(strategy.experimental_distribute_dataset([(np.arange(4), np.arange(3))]))
 
