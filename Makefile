@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-peers clean
+.PHONY: demo test bench bench-peers bench-distributed clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
 	$(PY) -m benchmarks.recompute_memory
+
+bench-distributed: $(STAMP)
+	$(PY) -m benchmarks.distributed
 
 bench-peers:
 	bash benchmarks/peers/run.sh
