@@ -5,7 +5,7 @@ from ..grad_registry.registry import NotDifferentiable, RegisterGradient
 from ..ops.array_ops import zeros_like
 from ..framework.indexed_slices import IndexedSlices
 from ..ops.indexed_slices_ops import densify
-from .collective_ops import ALL_REDUCE, BROADCAST, all_reduce_tensors
+from .collective_ops import ALL_REDUCE, BROADCAST, REPLICA_ID, all_reduce_tensors
 
 
 @RegisterGradient(ALL_REDUCE.type)
@@ -29,3 +29,4 @@ def _all_reduce_grad(op, *grads):
 
 # Broadcast copies the root's value: no gradient flows back through it (as TF's CollectiveBcast).
 NotDifferentiable(BROADCAST.type)
+NotDifferentiable(REPLICA_ID.type)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.op_def import declare_op
+from ..framework.tensor_shape import TensorShape
 from ..ops.constant_op import convert_to_tensor
 from ..ops.dispatch import apply_op
 from .reduce_op import ReduceOp, as_reduce_op
@@ -38,10 +39,21 @@ def _same_as_inputs(inputs: Sequence[Any], attrs: dict) -> list:
     return [(x.dtype, x.shape) for x in inputs]
 
 
+def _replica_id_kernel(resources: Any, *, engine: Any) -> np.ndarray:
+    return np.int32(engine.replica_id())
+
+
+def _scalar_int32(inputs: Sequence[Any], attrs: dict) -> list:
+    return [(dtypes.int32, TensorShape([]))]
+
+
 # TF's collective ops are CollectiveReduceV2 / CollectiveBcastSendV2 (one tensor each);
 # these take a list, fused into one buffer per dtype by the engine.
 ALL_REDUCE = declare_op("CollectiveAllReduce", _all_reduce_kernel, _all_reduce_infer,
                         num_outputs=-1, stateful=True, grad_inputs=(), grad_outputs=())
+# The replica id is read when the op runs, so one dg.function trace serves every replica.
+REPLICA_ID = declare_op("ReplicaIdInSyncGroup", _replica_id_kernel, _scalar_int32,
+                        stateful=True, grad_inputs=(), grad_outputs=())
 BROADCAST = declare_op("CollectiveBcast", _broadcast_kernel, _same_as_inputs,
                        num_outputs=-1, stateful=True, grad_inputs=(), grad_outputs=())
 
@@ -58,6 +70,11 @@ def all_reduce_tensors(tensors: Sequence[Any], reduce_op: Any, engine: Any,
                             f"({x.name if hasattr(x, 'op') else 'eager tensor'})")
     attrs = {"engine": engine, "reduce_op": as_reduce_op(reduce_op).value}
     return list(apply_op(ALL_REDUCE, inputs, attrs, name))
+
+
+def replica_id_tensor(engine: Any, name: str = "ReplicaIdInSyncGroup") -> Any:
+    """The calling replica's index as an int32 scalar tensor, decided at run time."""
+    return apply_op(REPLICA_ID, (), {"engine": engine}, name)
 
 
 def broadcast_tensors(tensors: Sequence[Any], engine: Any, root: int = 0,

@@ -13,9 +13,8 @@ from typing import Any, List, Optional
 
 from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
-from ..ops.constant_op import constant
 from ..ops.indexed_slices_ops import densify
-from .collective_ops import all_reduce_tensors
+from .collective_ops import all_reduce_tensors, replica_id_tensor
 from .reduce_op import as_reduce_op
 
 
@@ -45,8 +44,10 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self) -> Any:
-        """This replica's index, 0 .. num_replicas_in_sync - 1 (an int32 tensor, as TF)."""
-        return constant(self._replica_id)
+        """This replica's index, 0 .. num_replicas_in_sync - 1 (an int32 tensor, as TF).
+
+        Eagerly the value; in a graph or dg.function an op that reads it when it runs."""
+        return replica_id_tensor(self._strategy.engine)
 
     def all_reduce(self, reduce_op: Any, value: Any, options: Any = None) -> Any:
         """Reduces `value` (a nest of tensors) across replicas with one fused collective.

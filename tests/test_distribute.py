@@ -334,3 +334,37 @@ def test_keras_optimizers_apply_all_reduced_gradients_bit_identically(name):
     for copy in w.values:
         assert copy.tobytes() == w_ref.numpy().tobytes()
     assert [int(c) for c in optimizer.iterations.values] == [3, 3]
+
+
+def test_one_function_trace_serves_every_replica():
+    """replica_id_in_sync_group and mirrored variables are read when the function runs,
+    not baked into the trace of whichever replica traced first."""
+    strategy = strategy_of(3)
+    with strategy.scope():
+        v = dg.Variable(10.0)
+
+    @dg.function
+    def fn():
+        ctx = dg.distribute.get_replica_context()
+        v.assign_add(dg.cast(ctx.replica_id_in_sync_group, dg.float32))
+        return ctx.replica_id_in_sync_group
+
+    assert [int(r) for r in strategy.run(fn).values] == [0, 1, 2]
+    assert [float(c) for c in v.values] == [10.0, 11.0, 12.0]
+    assert fn.experimental_get_tracing_count() == 1
+
+
+def test_indexed_slices_gradients_are_all_reduced_dense():
+    strategy = strategy_of(2)
+    with strategy.scope():
+        table = dg.Variable(np.zeros((4, 2)))
+
+    def fn(ids):
+        with dg.GradientTape() as tape:
+            loss = dg.reduce_sum(dg.gather(table, ids))
+        (grad,) = dg.distribute.get_replica_context().all_reduce("SUM", [tape.gradient(loss, table)])
+        return grad
+
+    out = strategy.run(fn, args=(dg.distribute.PerReplica([np.array([0, 1]), np.array([1, 3])]),))
+    for value in out.values:
+        np.testing.assert_array_equal(value.numpy(), [[1, 1], [2, 2], [0, 0], [1, 1]])

@@ -21,6 +21,11 @@ def _broadcast(x, y):
     return broadcast_tensors([x, y], dg.distribute.get_strategy().engine, root=0)
 
 
+def _plus_replica_id(x):
+    """Under the default strategy the replica id is 0."""
+    return x + dg.cast(dg.distribute.get_replica_context().replica_id_in_sync_group, x.dtype)
+
+
 ROWS = [
     OpSpec("all_reduce_sum", _all_reduce("SUM"), lambda x, y: [x * y, np.sin(x)],
            inputs(normal(3, 2), normal(3, 2))),
@@ -28,4 +33,5 @@ ROWS = [
            lambda x, y: [x * y, np.sin(x)], inputs(normal(4), normal(4))),
     OpSpec("collective_broadcast", _broadcast, lambda x, y: [x, y],
            inputs(normal(2, 3), normal(2, 3, dtype=np.float32)), order=0),
+    OpSpec("replica_id_in_sync_group", _plus_replica_id, lambda x: x, inputs(normal(3))),
 ]
