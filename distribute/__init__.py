@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import types
 
-from . import collective_grad  # noqa: F401 (registers the collectives' gradients)
+from . import collective_grad  # noqa: F401 (registers the gradients of the collectives)
 from .communication import CommunicationImplementation, CommunicationOptions
 from .consistency import assert_replicas_in_sync
 from .input_lib import InputContext

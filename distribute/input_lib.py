@@ -8,7 +8,7 @@ makes (recorded from TF 2.21: 5 examples on 4 replicas give 2, 2, 1, 0).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator, List, Optional
+from typing import Any, Callable, Iterable, Iterator, List
 
 import numpy as np
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-import numpy as np
-
 from ..framework import nest
+from ..ops.array_ops import shape
 from ..ops.constant_op import convert_to_tensor
+from ..ops.math_ops import cast
 from ..ops.reduction_ops import reduce_sum
 from ..ops.variables import variable_creator_scope
+from .collective_ops import all_reduce_tensors
 from .engine import OneReplicaEngine
 from .input_lib import DatasetsFromFunction, DistributedDataset, InputContext
 from .reduce_op import ReduceOp, as_reduce_op
@@ -83,15 +84,15 @@ class Strategy:
         if reduce_op is ReduceOp.SUM:
             return sums
         counts = self._cross_replica(
-            ReduceOp.SUM, [convert_to_tensor(np.int64(v.shape[axis])) for v in local])
-        return sums / convert_to_tensor(counts).numpy().astype(sums.dtype.as_numpy_dtype)
+            ReduceOp.SUM, [cast(shape(v)[axis], sums.dtype) for v in local])
+        return sums / counts
 
     def _cross_replica(self, reduce_op: ReduceOp, local_values: list) -> Any:
-        """One process's values (one per local replica) reduced over all replicas."""
+        """One process's values (one per local replica) reduced over all replicas:
+        the collective op, so this works eagerly and while building a graph."""
         (value,) = local_values
-        flat = [np.asarray(convert_to_tensor(v)) for v in nest.flatten(value)]
-        reduced = self._engine.all_reduce(flat, reduce_op)
-        return nest.pack_sequence_as(value, [convert_to_tensor(r) for r in reduced])
+        reduced = all_reduce_tensors(nest.flatten(value), reduce_op, self._engine)
+        return nest.pack_sequence_as(value, reduced)
 
     def experimental_local_results(self, value: Any) -> tuple:
         """This process's per-replica components of `value`."""
