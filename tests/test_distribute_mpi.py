@@ -8,6 +8,7 @@ shards' gradients one after another and adds them in shard order.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -31,8 +32,21 @@ def launch(ranks: int, *args: str, timeout: float = 90) -> subprocess.CompletedP
     command = [sys.executable, WORKER, *args]
     if ranks:
         command = [MPIEXEC, "-n", str(ranks)] + command
-    return subprocess.run(command, env=environment(), capture_output=True, text=True,
-                          timeout=timeout)
+    return run_job(command, timeout)
+
+
+def run_job(command: list, timeout: float) -> subprocess.CompletedProcess:
+    """Runs a job in its own process group; on timeout the whole group is killed (mpiexec's
+    proxies and ranks too), then the timeout is raised."""
+    process = subprocess.Popen(command, env=environment(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def final_values(path) -> list:
@@ -88,8 +102,7 @@ def test_the_example_prints_the_single_process_final_loss_under_mpiexec():
                            "examples", "distributed_training.py")
 
     def final_loss(command):
-        result = checked(subprocess.run(command + [sys.executable, example], env=environment(),
-                                        capture_output=True, text=True, timeout=120))
+        result = checked(run_job(command + [sys.executable, example], timeout=120))
         (line,) = [l for l in result.stdout.splitlines() if l.startswith("final loss")]
         return float(line.split()[-1])
 
