@@ -368,3 +368,16 @@ def test_indexed_slices_gradients_are_all_reduced_dense():
     out = strategy.run(fn, args=(dg.distribute.PerReplica([np.array([0, 1]), np.array([1, 3])]),))
     for value in out.values:
         np.testing.assert_array_equal(value.numpy(), [[1, 1], [2, 2], [0, 0], [1, 1]])
+
+
+def test_public_names_and_graph_mode_limit_of_thread_replicas():
+    for name in ["MirroredStrategy", "MultiWorkerMirroredStrategy", "get_strategy",
+                 "get_replica_context", "ReduceOp", "InputContext", "has_strategy",
+                 "in_cross_replica_context", "experimental"]:
+        assert hasattr(dg.distribute, name), name
+    assert dg.distribute.ReduceOp("MEAN") is ReduceOp.MEAN
+    assert issubclass(dg.errors.DeadlineExceededError, dg.errors.OpError)
+    assert issubclass(dg.errors.UnavailableError, dg.errors.OpError)
+    with dg.Graph().as_default(), pytest.raises(dg.errors.UnimplementedError,
+                                                match="each needs its own graph"):
+        strategy_of(2).run(lambda: None)
