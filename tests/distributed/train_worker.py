@@ -182,6 +182,7 @@ def train(args) -> None:
         timeout_seconds=args.timeout, deterministic=args.deterministic)
     strategy = dg.distribute.MultiWorkerMirroredStrategy(communication_options=options)
     rank, n = strategy.rank, strategy.num_replicas_in_sync
+    check_input_pipelines(strategy, rank, n)
     params = build_params(strategy, seed=rank)  # each rank its own; rank 0's values win
     trainer = strategy.run(make_trainer, args=(args.mode, params, True))
     checkpoints = Checkpoints(args.checkpoint_dir, params, trainer, strategy) \
@@ -206,6 +207,19 @@ def train(args) -> None:
     if rank == 0:
         np.savez(args.out, *values)
     print(f"rank {rank} of {n}: done, final loss {numpy_loss(values):.17g}", flush=True)
+
+
+def check_input_pipelines(strategy, rank: int, n: int) -> None:
+    """Each rank is one input pipeline and gets its own shard of a global batch."""
+    contexts = []
+    batches = list(strategy.distribute_datasets_from_function(
+        lambda context: contexts.append(context) or [np.arange(3) + 10 * rank]))
+    (context,) = contexts
+    assert (context.num_input_pipelines, context.input_pipeline_id,
+            context.num_replicas_in_sync) == (n, rank, n), context
+    assert [list(b) for b in batches] == [[10 * rank, 10 * rank + 1, 10 * rank + 2]]
+    (shard_of_rank,) = list(strategy.experimental_distribute_dataset([np.arange(4 * n)]))
+    assert list(shard_of_rank) == list(range(4 * rank, 4 * rank + 4)), shard_of_rank
 
 
 def numpy_loss(values) -> float:
