@@ -214,7 +214,8 @@ def test_experimental_distribute_dataset_splits_as_tf():
         assert [list(s) for s in batch.values] == shards
     features = {"x": np.arange(8.0).reshape(4, 2), "y": np.arange(4)}
     (batch,) = list(strategy_of(2).experimental_distribute_dataset([features]))
-    np.testing.assert_array_equal(batch["x"].values[1], [[4.0, 5.0], [6.0, 7.0]])  # a dict of PerReplica
+    # A dict of PerReplica, as TF's distributed iterators give.
+    np.testing.assert_array_equal(batch["x"].values[1], [[4.0, 5.0], [6.0, 7.0]])
     with pytest.raises(ValueError, match="same first"):
         list(strategy.experimental_distribute_dataset([(np.arange(4), np.arange(3))]))
 
@@ -362,7 +363,8 @@ def test_indexed_slices_gradients_are_all_reduced_dense():
     def fn(ids):
         with dg.GradientTape() as tape:
             loss = dg.reduce_sum(dg.gather(table, ids))
-        (grad,) = dg.distribute.get_replica_context().all_reduce("SUM", [tape.gradient(loss, table)])
+        grads = [tape.gradient(loss, table)]  # IndexedSlices
+        (grad,) = dg.distribute.get_replica_context().all_reduce("SUM", grads)
         return grad
 
     out = strategy.run(fn, args=(dg.distribute.PerReplica([np.array([0, 1]), np.array([1, 3])]),))
