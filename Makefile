@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-peers bench-distributed clean
+.PHONY: demo test fuzz bench bench-peers bench-distributed clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# Differential fuzzing with a large budget (DUOGRAD_FUZZ_EXAMPLES programs, default 3000).
+fuzz: $(STAMP)
+	DUOGRAD_FUZZ=1 $(PY) -m pytest tests/test_fuzz_programs.py -k random_programs
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run

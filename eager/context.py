@@ -34,6 +34,8 @@ class _ContextState(threading.local):
         # {graph Operation: input indices dg.gradients does not need}, set while the
         # op's gradient function runs on this thread (Operation.skip_input_indices).
         self.skipped_inputs: dict = {}
+        self.variable_scopes: List[Any] = []   # tf.compat.v1.variable_scope stack
+        self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
 
 
 state = _ContextState()

@@ -379,6 +379,28 @@ class Graph:
         except KeyError:
             raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
 
+    def as_graph_element(self, obj: Any, allow_tensor: bool = True,
+                         allow_operation: bool = True) -> Any:
+        """The tensor or operation of this graph that `obj` (a tensor, an operation,
+        a name, or a variable) stands for, as TF's Graph.as_graph_element."""
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            if ":" not in obj and allow_operation:
+                return self.get_operation_by_name(obj)
+            raise ValueError(f"Name {obj!r} does not name an allowed graph element.")
+        element = getattr(obj, "graph_element", None)   # a variable: its read
+        if element is not None and not isinstance(obj, (SymbolicTensor, Operation)):
+            obj = element
+        if isinstance(obj, SymbolicTensor) and allow_tensor or \
+                isinstance(obj, Operation) and allow_operation:
+            if obj.graph is not self:
+                raise ValueError(f"{obj!r} is not an element of this graph.")
+            return obj
+        kinds = " or ".join(k for k, ok in (("Tensor", allow_tensor),
+                                             ("Operation", allow_operation)) if ok)
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {kinds}.")
+
     def get_tensor_by_name(self, name: str) -> SymbolicTensor:
         if not isinstance(name, str) or ":" not in name:
             raise ValueError(f"The name '{name}' looks like an Operation name, not a Tensor "

@@ -84,3 +84,22 @@ def test_every_api_op_function_builds_only_covered_op_types():
             build(dg.placeholder(dg.float32, x.shape))
         types = {op.type for op in g.get_operations()} - {"Placeholder"}
         assert types <= covered, f"{name} builds uncovered op types {types - covered}"
+
+
+FUNCTION_BODY_UTILITIES = {
+    "": "print py_function range autograph debugging nest Assert check_numerics".split(),
+    "debugging": """Assert assert_all_finite assert_equal assert_greater assert_greater_equal
+    assert_integer assert_less assert_less_equal assert_near assert_negative assert_non_negative
+    assert_non_positive assert_none_equal assert_positive assert_rank assert_rank_at_least
+    assert_rank_in assert_same_float_dtype assert_scalar assert_shapes assert_type
+    check_numerics is_numeric_tensor""".split(),
+    "nest": "assert_same_structure flatten is_nested map_structure pack_sequence_as".split(),
+    "autograph": "to_graph do_not_convert experimental".split(),
+}
+
+
+@pytest.mark.parametrize("space", sorted(FUNCTION_BODY_UTILITIES))
+def test_function_body_utilities(space):
+    module = getattr(dg, space) if space else dg
+    missing = [n for n in FUNCTION_BODY_UTILITIES[space] if not hasattr(module, n)]
+    assert not missing, f"dg.{space} lacks {missing}"

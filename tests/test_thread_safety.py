@@ -78,7 +78,8 @@ def test_eager_scatter_add_loses_nothing():
 def test_assign_is_atomic_against_assign_add():
     # Each thread alternates assign(0) and assign_add(1): whatever the order,
     # the value is always 0 or a count of increments since the last assign,
-    # so it never exceeds the number of threads.
+    # so it never exceeds the number of threads (another thread's assign(0) may
+    # land between an increment and its read, so 0 can be seen).
     v = dg.Variable(0.0, dtype=dg.float64)
     seen: List[float] = []
 
@@ -88,7 +89,8 @@ def test_assign_is_atomic_against_assign_add():
             v.assign_add(1.0)
             seen.append(float(v.numpy()))
     hammer(work)
-    assert 1.0 <= min(seen) and max(seen) <= THREADS
+    assert 0.0 <= min(seen) and max(seen) <= THREADS
+    assert all(s == int(s) for s in seen)
 
 
 def test_session_run_assign_add_loses_nothing():

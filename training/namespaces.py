@@ -1,8 +1,8 @@
 """The public training namespaces, assembled in one place.
 
 `dg.keras.optimizers` (= `dg.optimizers`) with `.schedules`, `dg.train`,
-`dg.compat.v1.train`. Other packages add their names to `train` and
-`compat.v1` with `extend(namespace, {...})` in their own block here (or
+`dg.compat.v1.train` (`v1_train`). Other packages add their names to `train` and
+`v1_train` with `extend(namespace, {...})` in their own block here (or
 in `duograd/namespaces.py`), so the namespaces stay one object each.
 """
 from __future__ import annotations
@@ -42,9 +42,7 @@ keras = namespace("duograd.keras", {"optimizers": optimizers})
 _TRAIN_V1 = {**_public(_v1_optimizers), **_public(training_util),
              **_public(learning_rate_decay), "Optimizer": _V1Optimizer}
 train = namespace("duograd.train", dict(_TRAIN_V1))
-compat = namespace("duograd.compat", {
-    "v1": namespace("duograd.compat.v1", {"train": namespace("duograd.compat.v1.train",
-                                                             dict(_TRAIN_V1))}),
-})
+# dg.compat.v1.train (dg.compat itself is assembled in duograd/namespaces.py)
+v1_train = namespace("duograd.compat.v1.train", dict(_TRAIN_V1))
 
-__all__ = ["keras", "optimizers", "train", "compat", "namespace", "extend"]
+__all__ = ["keras", "optimizers", "train", "v1_train", "namespace", "extend"]
