@@ -350,6 +350,11 @@ def test_one_function_trace_serves_every_replica():
         v.assign_add(dg.cast(ctx.replica_id_in_sync_group, dg.float32))
         return ctx.replica_id_in_sync_group
 
+    def first_replica_traces():
+        if int(dg.distribute.get_replica_context().replica_id_in_sync_group) == 0:
+            fn()  # adds 0
+
+    strategy.run(first_replica_traces)
     assert [int(r) for r in strategy.run(fn).values] == [0, 1, 2]
     assert [float(c) for c in v.values] == [10.0, 11.0, 12.0]
     assert fn.experimental_get_tracing_count() == 1
