@@ -72,8 +72,21 @@ from .ops.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat
 from .grad_registry import array_more_grad, rounding_grad  # noqa: F401
 
 __version__ = "0.1.0"
+from .ops.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)
+
 # -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
 from .namespaces import compat  # noqa: E402,F401 (dg.compat.v1 / v2)
 from .training.module import Module  # noqa: E402
 from .training.namespaces import extend as _extend, keras, optimizers, train, v1_train  # noqa: E402,F401
 _extend(compat.v1, {"train": v1_train})
+from .namespaces import summary  # noqa: E402,F401 (dg.summary, dg.compat.v1.summary)
+
+# -- keep this block last: `dir(dg)` and `dg.__all__` list the public API only --------
+from .namespaces import hide_implementation_modules as _hide, public_names as _public_names  # noqa: E402,E501
+
+_hide(globals())
+__all__ = _public_names(globals())
+
+
+def __dir__() -> list:
+    return _public_names(globals())

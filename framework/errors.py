@@ -49,6 +49,11 @@ class UnavailableError(OpError):
     """The service is unavailable (e.g. a collective group was aborted)."""
 
 
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
+
+
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
-           "DeadlineExceededError", "UnavailableError"]
+           "DeadlineExceededError", "UnavailableError",
+           "DataLossError"]

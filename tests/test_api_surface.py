@@ -86,6 +86,30 @@ def test_every_api_op_function_builds_only_covered_op_types():
         assert types <= covered, f"{name} builds uncovered op types {types - covered}"
 
 
+def test_dir_lists_the_public_api_and_no_implementation_modules():
+    import importlib
+    import types
+    importlib.import_module("duograd.ops.gradient_checker_v1")   # a submodule import ...
+    names = dir(dg)
+    modules = [n for n in names if isinstance(getattr(dg, n), types.ModuleType)]
+    assert modules == ["autograph", "errors"]                     # ... adds nothing to dir
+    for internal in ("ops", "framework", "eager", "grad_registry", "namespaces", "math_grad",
+                     "array_grad", "gradient_checker_v1"):
+        assert internal not in names
+    assert sorted(dg.__all__) == names
+    assert {"compat", "GradientTape", "gradients", "math", "errors"} <= set(names)
+
+
+def test_compat_v1_mirrors_tf_compat_v1_for_graph_mode():
+    v1 = dg.compat.v1
+    for name in ("placeholder Session InteractiveSession gradients hessians get_variable "
+                 "variable_scope AUTO_REUSE get_variable_scope global_variables_initializer "
+                 "constant_initializer zeros_initializer ones_initializer assign "
+                 "disable_eager_execution enable_eager_execution").split():
+        assert hasattr(v1, name), f"dg.compat.v1.{name} is missing"
+    assert v1.test.compute_gradient_error and v1.reduce_sum is dg.reduce_sum
+
+
 FUNCTION_BODY_UTILITIES = {
     "": "print py_function range autograph debugging nest Assert check_numerics".split(),
     "debugging": """Assert assert_all_finite assert_equal assert_greater assert_greater_equal

@@ -109,3 +109,20 @@ def test_the_example_prints_the_single_process_final_loss_under_mpiexec():
     single, two = final_loss([]), final_loss([MPIEXEC, "-n", "2"])
     assert single < 0.05  # it trained
     assert abs(single - two) <= 1e-12
+
+
+@pytest.mark.parametrize("mode", ["eager", "session"])
+def test_a_killed_rank_fails_the_job_and_a_rerun_resumes_bit_identically(tmp_path, mode):
+    """Rank 1 SIGKILLs itself at step 6; the last checkpoint (chief-only, atomic) is
+    step 4's; the rerun restores it on every rank and ends where an uninterrupted
+    run ends, to the bit."""
+    ref, out, ckpt = tmp_path / "ref.npz", tmp_path / "mpi.npz", tmp_path / "ckpt"
+    checked(launch(0, "--mode", mode, "--reference", "2", "--steps", "12", "--out", str(ref)))
+    killed = launch(2, "--mode", mode, "--steps", "12", "--checkpoint-dir", str(ckpt),
+                    "--save-every", "4", "--kill-at-step", "6", "--kill-rank", "1",
+                    "--timeout", "5", "--out", str(out), timeout=60)
+    assert killed.returncode != 0 and not out.exists()
+    resumed = checked(launch(2, "--mode", mode, "--steps", "12", "--checkpoint-dir", str(ckpt),
+                             "--save-every", "4", "--out", str(out)))
+    assert "resumed at step 4" in resumed.stdout
+    assert_bit_identical(ref, out)

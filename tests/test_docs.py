@@ -51,10 +51,11 @@ def test_readme_has_python_examples():
     assert len(_python_blocks(os.path.join(ROOT, "README.md"))) >= 5
 
 
-def test_demo_trains_in_both_modes(capsys, monkeypatch):
-    monkeypatch.setattr(sys, "argv", ["breast_cancer.py"])
+def test_demo_trains_in_both_modes(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "argv", ["breast_cancer.py", "--logdir", str(tmp_path)])
     runpy.run_path(os.path.join(ROOT, "examples", "breast_cancer.py"), run_name="__main__")
     out = capsys.readouterr().out
     assert "eager" in out and "graph" in out and "test accuracy" in out
     accuracy = [float(a) for a in re.findall(r"test accuracy ([0-9.]+)", out)]
     assert len(accuracy) == 2 and min(accuracy) > 0.9
+    assert out.count("resumed losses == uninterrupted, bit for bit") == 2
