@@ -36,11 +36,6 @@ class MirroredStrategy(Strategy):
             raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
         timeout = getattr(communication_options, "timeout_seconds", None)
         super().__init__(ThreadEngine(len(devices), timeout or DEFAULT_TIMEOUT_SECONDS))
-        self._devices = tuple(devices)
-
-    @property
-    def extended_devices(self) -> tuple:
-        return self._devices
 
     @property
     def local_replica_ids(self) -> list:
