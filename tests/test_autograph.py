@@ -489,7 +489,7 @@ def test_traceback_points_at_the_users_line():
 # -- gradients through converted code in the three settings --------------------------------
 def _program(x, n):
     y = x
-    for i in dg.range(n):
+    for _ in dg.range(n):
         if dg.reduce_sum(y) > 1.0:
             y = y * 0.5 + dg.sin(x)
         else:
@@ -777,7 +777,7 @@ def _fold(items):
 
 def _last_item(items):
     last = 0
-    for last in items:
+    for last in items:  # noqa: B007 (the loop variable outlives the loop)
         pass
     return last
 
