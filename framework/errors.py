@@ -60,5 +60,5 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
-           "DeadlineExceededError", "UnavailableError",
-           "OperatorNotAllowedInGraphError", "DataLossError"]
+           "OperatorNotAllowedInGraphError", "DeadlineExceededError", "UnavailableError",
+           "DataLossError"]
