@@ -69,3 +69,8 @@ def device(name: Optional[str]) -> Iterator[None]:
         return
     with graph.device(name):
         yield
+
+
+# dg.config: process-wide settings (run_functions_eagerly).
+from .ops import function_config  # noqa: E402 - kept beside the namespace it fills
+config = _namespace("duograd.config", function_config)

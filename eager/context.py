@@ -33,6 +33,10 @@ class _ContextState(threading.local):
         # {graph Operation: input indices dg.gradients does not need}, set while the
         # op's gradient function runs on this thread (Operation.skip_input_indices).
         self.skipped_inputs: dict = {}
+        # Who owns locks taken while tracing (dg.function's per-function lock): this
+        # thread, and the threads a deep trace continues on (eager/stack_room.py),
+        # which copy it with the rest of this state.
+        self.lock_owner: object = object()
 
 
 state = _ContextState()

@@ -35,7 +35,11 @@ class FuncGraph(Graph):
         self.outputs: List[Any] = []
         self.captures: List[Tuple[Any, SymbolicTensor]] = []
         self._capture_by_id: Dict[int, SymbolicTensor] = {}
-        self._source_by_placeholder: Dict[SymbolicTensor, Any] = {}
+        self._source_by_placeholder: Dict[int, Any] = {}
+        # dg.function's rule for variables created while tracing this graph
+        # (ops/function_variables.py): None defers to the enclosing graph.
+        self.variable_policy: Optional[str] = None
+        self.created_variables: List[Any] = []
 
     @property
     def building_function(self) -> bool:
@@ -90,7 +94,7 @@ class FuncGraph(Graph):
         self.inputs.append(placeholder)
         self._capture_by_id[id(value)] = placeholder
         self._capture_by_id[id(source)] = placeholder
-        self._source_by_placeholder[placeholder] = source
+        self._source_by_placeholder[id(placeholder)] = source
         return placeholder
 
     def capture_variable(self, variable: Any) -> SymbolicTensor:
@@ -103,7 +107,7 @@ class FuncGraph(Graph):
         self.captures.append((variable, placeholder))
         self.inputs.append(placeholder)
         self._capture_by_id[id(variable)] = placeholder
-        self._source_by_placeholder[placeholder] = variable
+        self._source_by_placeholder[id(placeholder)] = variable
         return placeholder
 
     def is_enclosed_by(self, graph: Graph) -> bool:
@@ -116,7 +120,7 @@ class FuncGraph(Graph):
 
     def capture_source(self, placeholder: SymbolicTensor) -> Optional[Any]:
         """The outer value a capture placeholder stands for (None for arguments)."""
-        return self._source_by_placeholder.get(placeholder)
+        return self._source_by_placeholder.get(id(placeholder))
 
     def __repr__(self) -> str:
         return f"<dg.FuncGraph '{self.name}' with {len(self.get_operations())} ops>"
@@ -135,6 +139,34 @@ def capture_value(source: Any) -> Any:
 
 def variables_captured(graph: FuncGraph) -> List[Any]:
     return [source for source, _ in graph.captures if is_variable(source)]
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """Leaves every function graph being traced, as TensorFlow's `init_scope`.
+
+    Inside, ops go to the outermost context that is not a function body: eager
+    mode, or the v1 Graph the function is traced in, with no control
+    dependencies; tapes and accumulators are paused. Variables created by a
+    dg.function's first trace are made here.
+    """
+    state = _state
+    stack = state.graph_stack
+    depth = len(stack)
+    while depth and stack[depth - 1].building_function:
+        depth -= 1
+    outer = stack[depth - 1] if depth else None
+    saved = state.graph_stack, state.graph, state.tapes, state.accumulators
+    state.graph_stack, state.graph = stack[:depth], outer
+    state.tapes, state.accumulators = [], []
+    try:
+        if outer is None:
+            yield
+        else:
+            with outer.control_dependencies(None):
+                yield
+    finally:
+        state.graph_stack, state.graph, state.tapes, state.accumulators = saved
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 
 from ..eager import context
+from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, capture_value, tracing
 from ..framework.op_def import declare_op
@@ -34,7 +35,7 @@ def _dummy(dtype: Any) -> np.ndarray:
 def _if_kernel(resources: Any, pred: Any, *ext: Any, branches: tuple, branch_inputs: tuple,
                branch_outputs: tuple, output_specs: tuple) -> list:
     b = 0 if pred else 1
-    outs = branches[b].run(resources, [ext[i] for i in branch_inputs[b]])
+    outs = with_stack_room(branches[b].run, resources, [ext[i] for i in branch_inputs[b]])
     result: List[Any] = [None] * len(output_specs)
     for value, slot in zip(outs, branch_outputs[b]):
         result[slot] = value

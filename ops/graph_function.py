@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..eager import context
+from ..eager.stack_room import with_stack_room
 from ..eager.tape import watched_by_any
 from ..framework.func_graph import FuncGraph, tracing
 from ..framework.graph import Operation, SymbolicTensor
@@ -121,8 +122,8 @@ class GraphFunction:
         """
         back = self._backward.get(mask)
         if back is None:
-            try:
-                back = build_backward(self, mask)
+            try:  # a body holding calls builds their backward functions too: any depth
+                back = with_stack_room(build_backward, self, mask)
             except LookupError as error:
                 back = error
             self._backward[mask] = back
@@ -208,7 +209,7 @@ def build_backward(fn: GraphFunction, mask: Tuple[int, ...]) -> Backward:
 
 # -- the call op ------------------------------------------------------------
 def _call_kernel(resources: Any, *arrays: Any, f: GraphFunction) -> tuple:
-    return f.run(resources, arrays)
+    return with_stack_room(f.run, resources, arrays)  # calls nest calls: any depth
 
 
 def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:

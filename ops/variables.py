@@ -18,12 +18,14 @@ from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..eager.execute import record
 from ..framework import dtypes
+from ..framework.func_graph import init_scope
 from ..framework.graph import run_in_default_session
 from ..framework.tensor import Tensor, new_tensor_id
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_ops
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
+from .function_variables import check_creation, lifted_initial_value, record_created
 from .resource_variable_ops import (ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE,
                                     READ_VARIABLE, RESOURCE_SCATTER_ADD, RESOURCE_SCATTER_SUB,
                                     VAR_HANDLE, VAR_IS_INITIALIZED)
@@ -64,6 +66,13 @@ class Variable:
                  validate_shape: bool = True, **unused: Any) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
+        graph = _state.graph
+        if graph is not None and graph.building_function and check_creation(graph):
+            with init_scope():  # a dg.function's first trace: the variable lives outside
+                initial_value = lifted_initial_value(graph, initial_value)
+                self.__init__(initial_value, trainable, name, dtype, shape, validate_shape)
+            record_created(graph, self)
+            return
         if callable(initial_value):
             initial_value = initial_value()
         self._trainable = bool(trainable)

@@ -16,6 +16,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 
 from ..eager import context
+from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, capture_value, tracing
 from ..framework.graph import SymbolicTensor
@@ -38,9 +39,17 @@ def _empty_stack(dtype: Any, shape: TensorShape) -> np.ndarray:
     return np.zeros(dims, dtype.as_numpy_dtype)
 
 
-def _while_kernel(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction,
-                  n_vars: int, has_max: bool, cond_inputs: tuple, body_inputs: tuple,
-                  var_specs: tuple, acc_specs: tuple) -> list:
+def _while_kernel(resources: Any, *arrays: Any, **attrs: Any) -> list:
+    return with_stack_room(_run_loop, resources, arrays, attrs)  # loops nest: any depth
+
+
+def _run_loop(resources: Any, arrays: tuple, attrs: dict) -> list:
+    return _loop(resources, *arrays, **attrs)
+
+
+def _loop(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction,
+          n_vars: int, has_max: bool, cond_inputs: tuple, body_inputs: tuple,
+          var_specs: tuple, acc_specs: tuple) -> list:
     values = list(arrays[:n_vars])
     rest = arrays[n_vars:]
     limit = None
