@@ -31,6 +31,7 @@ class FuncGraph(Graph):
         super().__init__()
         self.name = name
         self.outer_graph = outer_graph
+        self.value_equality = outer_graph is None or outer_graph.value_equality
         self.inputs: List[SymbolicTensor] = []
         self.outputs: List[Any] = []
         self.captures: List[Tuple[Any, SymbolicTensor]] = []

@@ -27,9 +27,21 @@ from .graph_function import (ALL_INDICES, GraphFunction, graph_output, needs_gra
 _state = context.state
 
 
-def _dummy(dtype: Any) -> np.ndarray:
-    np_type = dtype.as_numpy_dtype
-    return np.zeros((), np_type if np_type is not None else np.float32)
+class Untaken(np.ndarray):
+    """The value of an output only the branch not taken computes (nobody reads it).
+
+    A loop that accumulates it per iteration (ops/while_loop_ops.py) replaces
+    it by zeros shaped like the iterations that took that branch."""
+
+
+def untaken_value(tensor: Any) -> np.ndarray:
+    """Zeros of `tensor`'s static shape when fully known, else an `Untaken` scalar."""
+    np_type = tensor.dtype.as_numpy_dtype
+    np_type = np_type if np_type is not None else np.float32
+    shape = tensor.shape
+    if shape.is_fully_defined():
+        return np.zeros(shape.as_list(), np_type)
+    return np.zeros((), np_type).view(Untaken)
 
 
 def _if_kernel(resources: Any, pred: Any, *ext: Any, branches: tuple, branch_inputs: tuple,
@@ -39,9 +51,9 @@ def _if_kernel(resources: Any, pred: Any, *ext: Any, branches: tuple, branch_inp
     result: List[Any] = [None] * len(output_specs)
     for value, slot in zip(outs, branch_outputs[b]):
         result[slot] = value
-    for slot, value in enumerate(result):
-        if value is None:
-            result[slot] = _dummy(output_specs[slot][0])
+    for tensor, slot in zip(branches[1 - b].outputs, branch_outputs[1 - b]):
+        if result[slot] is None:  # an extra forward value of the other branch
+            result[slot] = untaken_value(tensor)
     return result
 
 

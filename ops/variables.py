@@ -20,7 +20,7 @@ from ..eager.execute import record
 from ..framework import dtypes
 from ..framework.func_graph import init_scope
 from ..framework.graph import run_in_default_session
-from ..framework.tensor import Tensor, new_tensor_id
+from ..framework.tensor import Reference, Tensor, call_operator, new_tensor_id
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_ops
 from .constant_op import convert_to_tensor
@@ -342,12 +342,34 @@ class Variable:
     def __gt__(self, other): return self.value() > other
     def __ge__(self, other): return self.value() >= other
 
-    # Variables are identified by identity (Sessions and tapes key on them).
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
+    # TF2: eagerly and inside functions traced from eager mode variables compare
+    # by value and are unhashable; in a v1 Graph (and its functions) by identity. (The library keys on id(variable).)
+    def __eq__(self, other: Any) -> Any:
+        if _tf2_semantics():
+            return call_operator("tensor_equals", self.value(), other)
+        return self is other
 
-    def ref(self) -> "Variable":
-        return self
+    def __ne__(self, other: Any) -> Any:
+        if _tf2_semantics():
+            return call_operator("tensor_not_equals", self.value(), other)
+        return self is not other
+
+    def __hash__(self) -> int:
+        if _tf2_semantics():
+            raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key. "
+                            f"(Variable: {self._name})")
+        return id(self)
+
+    def ref(self) -> Reference:
+        """A hashable reference (`.deref()` gives the variable back)."""
+        return Reference(self)
+
+
+def _tf2_semantics() -> bool:
+    """Executing eagerly, or tracing a function from eager mode (TF's
+    executing_eagerly_outside_functions): value equality, no hashing."""
+    graph = _state.graph
+    return graph is None or graph.value_equality
 
 
 def _declared_shape(value_shape: TensorShape, shape: Any, validate_shape: bool) -> TensorShape:

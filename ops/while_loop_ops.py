@@ -24,6 +24,7 @@ from ..framework.op_def import declare_op
 from ..framework.registry import gradients_accepting_none
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
+from .cond_ops import Untaken
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
 from .graph_function import (ALL_INDICES, GraphFunction, graph_output, is_constant,
@@ -37,6 +38,17 @@ def _empty_stack(dtype: Any, shape: TensorShape) -> np.ndarray:
         return np.zeros((0,), dtype.as_numpy_dtype)
     dims = [0] + [0 if d is None else d for d in shape.as_list()]
     return np.zeros(dims, dtype.as_numpy_dtype)
+
+
+def _stack(values: list) -> np.ndarray:
+    """The per-iteration values of one accumulator as one array; values of a cond
+    branch not taken in some iteration become zeros shaped like the others."""
+    if any(type(v) is Untaken for v in values):
+        shaped = next((v for v in values if type(v) is not Untaken), None)
+        if shaped is None:
+            return np.stack([np.asarray(v) for v in values])
+        values = [np.zeros_like(shaped) if type(v) is Untaken else v for v in values]
+    return np.stack(values)
 
 
 def _while_kernel(resources: Any, *arrays: Any, **attrs: Any) -> list:
@@ -67,7 +79,7 @@ def _loop(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction
         for acc, value in zip(accs, outs[n_vars:]):
             acc.append(value)
         count += 1
-    stacks = [np.stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs)]
+    stacks = [_stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs)]
     return values + [np.array(count, np.int32)] + stacks
 
 
