@@ -12,14 +12,14 @@ from typing import Any, Dict, List
 
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops
-from ..ops.cond_ops import IF, cond
+from ..ops.cond_ops import IF, STATELESS_IF, cond
 from ..ops.control_flow_ops import NO_OP
 from ..ops.graph_function import (call_function, copy_constant, extend_op, is_constant,
                                   trainable)
 from ..ops.indexed_slices_ops import gather
 from ..ops.tensor_array_ops import (SCATTER_ROWS, TA_MASK_ROWS, TA_NEW, TA_SCATTER, TA_WRITE,
                                     mask_rows)
-from ..ops.while_loop_ops import WHILE, missing_accumulators, while_loop
+from ..ops.while_loop_ops import STATELESS_WHILE, WHILE, missing_accumulators, while_loop
 from .aggregation import zeros_for
 from .function_grad import dense, resolve_extra
 from .registry import NotDifferentiable, RegisterGradient
@@ -60,6 +60,7 @@ def _branch_plan(op: Any, b: int, grads: tuple):
     return fn, back, [dense(grads_b[k]) for k in mask], slots
 
 
+@RegisterGradient(STATELESS_IF.type)
 @RegisterGradient(IF.type)
 def _if_grad(op: Any, *grads: Any) -> List[Any]:
     """An If over the branches' backward functions: d ext = branch_grad(d outputs)."""
@@ -111,6 +112,7 @@ def _extend_while(op: Any, body: Any, missing: list) -> Any:
     return body
 
 
+@RegisterGradient(STATELESS_WHILE.type)
 @RegisterGradient(WHILE.type)
 def _while_grad(op: Any, *grads: Any) -> List[Any]:
     """A loop over the iterations, last first: (d vars, d ext) += body_grad(d vars, values_i)."""

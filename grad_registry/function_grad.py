@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any, List
 
 from ..framework.func_graph import capture_value
-from ..ops.graph_function import (CALL, GraphFunction, call_function, copy_constant, extend_op,
-                                  is_constant, trainable)
+from ..ops.graph_function import (CALL, STATEFUL_CALL, GraphFunction, call_function,
+                                  copy_constant, extend_op, is_constant, trainable)
 from ..ops.tensor_array_ops import dense_gradient
 from .registry import RegisterGradient
 
@@ -27,6 +27,7 @@ def resolve_extra(fn: GraphFunction, inputs: Any, outputs: Any, value: Any) -> A
     return capture_value(value)  # an outer value captured by the backward graph itself
 
 
+@RegisterGradient(STATEFUL_CALL.type)
 @RegisterGradient(CALL.type)
 def _call_grad(op: Any, *grads: Any) -> List[Any]:
     """Calls f's backward function: d inputs = f_grad(d outputs, forward values)."""

@@ -63,7 +63,11 @@ def _if_infer(inputs: Any, attrs: dict) -> list:
 
 IF = declare_op("If", _if_kernel, _if_infer, num_outputs=-1, stateful=True, grad_inputs=None,
                 grad_outputs=None)
+# The same op when neither branch holds a stateful op (TF's op type for it).
+STATELESS_IF = declare_op("StatelessIf", _if_kernel, _if_infer, num_outputs=-1, stateful=True,
+                          is_stateful=False, grad_inputs=None, grad_outputs=None)
 gradients_accepting_none[IF.type] = ALL_INDICES
+gradients_accepting_none[STATELESS_IF.type] = ALL_INDICES
 
 
 def relaxed_shape(a: TensorShape, b: TensorShape) -> TensorShape:
@@ -121,7 +125,8 @@ def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, 
         outputs_map.append(tuple(slots))
     attrs = {"branches": tuple(fns), "branch_inputs": tuple(per_graph),
              "branch_outputs": tuple(outputs_map), "output_specs": tuple(specs)}
-    outs = apply_op(IF, inputs, attrs, name)
+    op_def = IF if any(fn.is_stateful for fn in fns) else STATELESS_IF
+    outs = apply_op(op_def, inputs, attrs, name)
     return list(outs[:n])
 
 

@@ -75,6 +75,7 @@ class GraphFunction:
         self._backward: Dict[Tuple[int, ...], Any] = {}
         self._extended: Dict[Tuple[int, ...], GraphFunction] = {}
         self._input_index = {id(t): i for i, t in enumerate(self.inputs)}
+        self.effect_ops, self.is_stateful = graph_effects(graph)
         self._output_index: Dict[int, int] = {}
         for k, t in enumerate(self.outputs):
             self._output_index.setdefault(id(t), k)
@@ -87,10 +88,9 @@ class GraphFunction:
         """The output values for input values `arrays` (a kernel's job)."""
         plan = self._plan
         if plan is None:
-            # Stateful ops (assignments) run even when no output depends on them,
-            # in program order (op ids), as TF's automatic control dependencies do.
-            effects = [op for op in self.graph.get_operations()
-                       if op.op_def.stateful and not op.outputs]
+            # Ops with side effects run even when no output depends on them, in
+            # program order (op ids), as TF's automatic control dependencies do.
+            effects = self.effect_ops
             plan = self._plan = compile_plan(self.graph, self.outputs + effects, self.inputs,
                                              self.name)
             self._num_effects = len(effects)
@@ -168,6 +168,37 @@ class GraphFunction:
         return f"<GraphFunction '{self.name}' {len(self.inputs)} in, {len(self.outputs)} out>"
 
 
+def function_attrs(op: Operation) -> List["GraphFunction"]:
+    """The functions a functional op (call, If, While) runs."""
+    found = []
+    for value in op.attrs.values():
+        if isinstance(value, GraphFunction):
+            found.append(value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], GraphFunction):
+            found.extend(value)
+    return found
+
+
+def graph_effects(graph: FuncGraph) -> Tuple[List[Operation], bool]:
+    """The ops of `graph` that must run although nothing may read them (side
+    effects: assignments, prints, py functions, and functional ops whose bodies
+    have some), and whether any op is stateful (TensorFlow's is_stateful).
+
+    Not recursive: the functions of a functional op were built before the op."""
+    effects, stateful = [], False
+    for op in graph.get_operations():
+        op_def = op.op_def
+        inner = function_attrs(op) if op.attrs else ()
+        if inner:
+            must_run = any(fn.effect_ops for fn in inner)
+        else:
+            must_run = op_def.side_effects or (op_def.stateful and not op.outputs)
+        if must_run:
+            effects.append(op)
+        stateful = stateful or op_def.is_stateful
+    return effects, stateful
+
+
 def is_constant(value: Any) -> bool:
     """A Const of a function graph: its backward gets a copy, not an extra output."""
     return isinstance(value, SymbolicTensor) and value.op.type == "Const"
@@ -224,8 +255,12 @@ def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:
 
 
 CALL = declare_op("PartitionedCall", _call_kernel, _call_infer, num_outputs=-1, stateful=True,
-                  grad_inputs=None, grad_outputs=None)
+                  is_stateful=False, grad_inputs=None, grad_outputs=None)
+# A call of a function holding stateful ops (TF's op type for it).
+STATEFUL_CALL = declare_op("StatefulPartitionedCall", _call_kernel, _call_infer, num_outputs=-1,
+                           stateful=True, grad_inputs=None, grad_outputs=None)
 gradients_accepting_none[CALL.type] = ALL_INDICES
+gradients_accepting_none[STATEFUL_CALL.type] = ALL_INDICES
 
 
 def needs_gradient(inputs: Sequence[Any]) -> int:
@@ -248,7 +283,8 @@ def call_function(fn: GraphFunction, inputs: Sequence[Any], name: Optional[str] 
     depth = needs_gradient(inputs)
     if depth:
         fn = fn.with_gradient_outputs(depth)
-    outputs = apply_op(CALL, list(inputs), {"f": fn}, name or "PartitionedCall")
+    op_def = STATEFUL_CALL if fn.is_stateful else CALL
+    outputs = apply_op(op_def, list(inputs), {"f": fn}, name or op_def.type)
     return list(outputs[:n])
 
 

@@ -93,7 +93,12 @@ def _while_infer(inputs: Any, attrs: dict) -> list:
 
 WHILE = declare_op("While", _while_kernel, _while_infer, num_outputs=-1, stateful=True,
                    grad_inputs=None, grad_outputs=None)
+# The same op when neither cond nor body holds a stateful op (TF's op type for it).
+STATELESS_WHILE = declare_op("StatelessWhile", _while_kernel, _while_infer, num_outputs=-1,
+                             stateful=True, is_stateful=False, grad_inputs=None,
+                             grad_outputs=None)
 gradients_accepting_none[WHILE.type] = ALL_INDICES
+gradients_accepting_none[STATELESS_WHILE.type] = ALL_INDICES
 
 
 # -- loop variables: nested structures, TensorArrays as their flow tensors -----
@@ -291,7 +296,8 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
              "has_max": maximum_iterations is not None, "cond_inputs": cond_idx,
              "body_inputs": body_idx, "var_specs": tuple(specs),
              "acc_specs": tuple((t.dtype, t.shape) for t in body_fn.outputs[n_vars:])}
-    outs = apply_op(WHILE, inputs, attrs, name)
+    op_def = WHILE if cond_fn.is_stateful or body_fn.is_stateful else STATELESS_WHILE
+    outs = apply_op(op_def, inputs, attrs, name)
     for out, shape, after in zip(outs, invariants, body_flat):
         if shape.rank is None and after.shape.rank is not None:
             # a TensorArray buffer of unknown element shape takes the written one
