@@ -12,11 +12,11 @@ eager value). `inputs` lists the argument placeholders, then the captures.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..eager import context
 from . import dtypes
-from .graph import Graph, SymbolicTensor
+from .graph import Graph, Operation, SymbolicTensor
 from .registry import op_defs
 from .tensor import Tensor
 from .tensor_shape import TensorShape, as_shape
@@ -41,6 +41,9 @@ class FuncGraph(Graph):
         # (ops/function_variables.py): None defers to the enclosing graph.
         self.variable_policy: Optional[str] = None
         self.created_variables: List[Any] = []
+        # Ops of enclosing graphs named in control_dependencies inside this graph: the
+        # op that runs this graph (call, If, While) takes them as control inputs.
+        self.control_captures: List[Operation] = []
 
     @property
     def building_function(self) -> bool:
@@ -111,6 +114,25 @@ class FuncGraph(Graph):
         self._source_by_placeholder[id(placeholder)] = variable
         return placeholder
 
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs: Optional[Sequence[Any]]) -> Iterator[None]:
+        """As Graph's; ops of enclosing graphs become control captures (TF's)."""
+        if control_inputs is None:
+            with Graph.control_dependencies(self, None):
+                yield
+            return
+        own = []
+        for c in control_inputs:
+            op = c if isinstance(c, Operation) else getattr(c, "op", c)
+            if isinstance(op, Operation) and op.graph is not self and \
+                    self.is_enclosed_by(op.graph):
+                if not any(op is seen for seen in self.control_captures):
+                    self.control_captures.append(op)
+            else:
+                own.append(c)
+        with Graph.control_dependencies(self, own):
+            yield
+
     def is_enclosed_by(self, graph: Graph) -> bool:
         outer = self.outer_graph
         while outer is not None:
@@ -136,6 +158,20 @@ def capture_value(source: Any) -> Any:
     """What to pass for a capture where the op is built: a variable's handle in
     the current context, anything else as it is."""
     return source.handle if is_variable(source) else source
+
+
+def attach_control_captures(op: Operation, graphs: Sequence[FuncGraph]) -> None:
+    """Makes `op`, which runs `graphs`, wait for the outer ops they named in
+    control_dependencies; ops further out pass on to op's own graph."""
+    for graph in graphs:
+        for dep in graph.control_captures:
+            if dep.graph is op.graph:
+                if not any(dep is c for c in op.control_inputs):
+                    op.control_inputs.append(dep)
+                    dep.add_control_output(op)
+            elif isinstance(op.graph, FuncGraph) and \
+                    not any(dep is c for c in op.graph.control_captures):
+                op.graph.control_captures.append(dep)
 
 
 def variables_captured(graph: FuncGraph) -> List[Any]:

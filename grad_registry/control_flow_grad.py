@@ -55,6 +55,7 @@ def _branch_plan(op: Any, b: int, grads: tuple):
         branches[b], outputs_map[b] = fn, new_slots
         specs = [(t.dtype, TensorShape(None)) for t in missing]
         extend_op(op, {"branches": tuple(branches), "branch_outputs": tuple(outputs_map),
+                       "then_branch": branches[0], "else_branch": branches[1],
                        "output_specs": tuple(op.get_attr("output_specs")) + tuple(specs)}, specs)
         slots = new_slots
     return fn, back, [dense(grads_b[k]) for k in mask], slots

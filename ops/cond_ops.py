@@ -15,14 +15,15 @@ import numpy as np
 from ..eager import context
 from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
-from ..framework.func_graph import FuncGraph, capture_value, tracing
+from ..framework.func_graph import FuncGraph, attach_control_captures, capture_value, tracing
 from ..framework.op_def import declare_op
 from ..framework.registry import gradients_accepting_none
 from ..framework.tensor_shape import TensorShape
+from .array_ops import identity
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
 from .graph_function import (ALL_INDICES, GraphFunction, graph_output, needs_gradient,
-                             union_captures)
+                             note_variable_reads, union_captures)
 
 _state = context.state
 
@@ -45,7 +46,8 @@ def untaken_value(tensor: Any) -> np.ndarray:
 
 
 def _if_kernel(resources: Any, pred: Any, *ext: Any, branches: tuple, branch_inputs: tuple,
-               branch_outputs: tuple, output_specs: tuple) -> list:
+               branch_outputs: tuple, output_specs: tuple, then_branch: Any = None,
+               else_branch: Any = None) -> list:
     b = 0 if pred else 1
     outs = with_stack_room(branches[b].run, resources, [ext[i] for i in branch_inputs[b]])
     result: List[Any] = [None] * len(output_specs)
@@ -109,6 +111,7 @@ def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, 
              name: str) -> list:
     """Adds the `If` op running one of the traced branch graphs; its outputs."""
     sources, per_graph = union_captures(graphs)
+    note_variable_reads(sources)
     inputs = [pred] + [capture_value(s) for s in sources]
     fns = [GraphFunction(g, g.inputs, flat) for g, flat in zip(graphs, flats)]
     depth = needs_gradient(inputs)
@@ -125,9 +128,15 @@ def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, 
         outputs_map.append(tuple(slots))
     attrs = {"branches": tuple(fns), "branch_inputs": tuple(per_graph),
              "branch_outputs": tuple(outputs_map), "output_specs": tuple(specs)}
+    attrs["then_branch"], attrs["else_branch"] = fns
     op_def = IF if any(fn.is_stateful for fn in fns) else STATELESS_IF
     outs = apply_op(op_def, inputs, attrs, name)
-    return list(outs[:n])
+    if outs:
+        attach_control_captures(outs[0].op, graphs)
+    # As TF's cond_v2: the results are Identity ops named <cond>/Identity, ...
+    graph = _state.graph
+    with graph.name_scope(outs[0].op.name + "/" if outs else None):
+        return [identity(t) for t in outs[:n]]
 
 
 def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Callable] = None,
@@ -146,10 +155,12 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
         raise TypeError(f"dg.cond: pred must be a bool tensor, got dtype {pred.dtype.name}")
     if pred.shape.rank not in (None, 0):
         raise ValueError(f"dg.cond: pred must be a scalar, got shape {pred.shape}")
-    then_graph, then_struct, then_flat = trace_branch("cond_true", true_fn)
-    else_graph, else_struct, else_flat = trace_branch("cond_false", false_fn)
+    name = name or "cond"
+    prefix = _state.graph.unique_name(name, mark_as_used=False).replace("/", "_")
+    then_graph, then_struct, then_flat = trace_branch(prefix + "_true", true_fn)
+    else_graph, else_struct, else_flat = trace_branch(prefix + "_false", false_fn)
     _check_branches(then_struct, else_struct, then_flat, else_flat)
-    outs = build_if(pred, (then_graph, else_graph), (then_flat, else_flat), name or "cond")
+    outs = build_if(pred, (then_graph, else_graph), (then_flat, else_flat), name)
     return nest.pack_sequence_as(then_struct, outs)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..eager import context
 from ..eager.stack_room import with_stack_room
 from ..eager.tape import watched_by_any
-from ..framework.func_graph import FuncGraph, tracing
+from ..framework.func_graph import FuncGraph, attach_control_captures, is_variable, tracing
 from ..framework.graph import Operation, SymbolicTensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def import declare_op
@@ -285,6 +285,8 @@ def call_function(fn: GraphFunction, inputs: Sequence[Any], name: Optional[str] 
         fn = fn.with_gradient_outputs(depth)
     op_def = STATEFUL_CALL if fn.is_stateful else CALL
     outputs = apply_op(op_def, list(inputs), {"f": fn}, name or op_def.type)
+    if outputs and _state.graph is not None:
+        attach_control_captures(outputs[0].op, [fn.graph])
     return list(outputs[:n])
 
 
@@ -315,6 +317,17 @@ def graph_output(graph: FuncGraph, leaf: Any) -> Optional[Any]:
     if isinstance(leaf, Tensor):
         return graph.capture(leaf)
     return convert_to_tensor(leaf)
+
+
+def note_variable_reads(sources: Sequence[Any]) -> None:
+    """Tapes recording around a cond/while see the variables its bodies read (the
+    bodies were traced with tapes paused), as a read in place would show them."""
+    tapes = _state.tapes
+    if tapes:
+        for source in sources:
+            if is_variable(source):
+                for tape in tapes:
+                    tape.variable_accessed(source)
 
 
 def union_captures(graphs: Sequence[FuncGraph]) -> Tuple[List[Any], List[Tuple[int, ...]]]:

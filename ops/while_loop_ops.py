@@ -18,17 +18,18 @@ import numpy as np
 from ..eager import context
 from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
-from ..framework.func_graph import FuncGraph, capture_value, tracing
+from ..framework.func_graph import FuncGraph, attach_control_captures, capture_value, tracing
 from ..framework.graph import SymbolicTensor
 from ..framework.op_def import declare_op
 from ..framework.registry import gradients_accepting_none
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from .cond_ops import Untaken
+from .array_ops import identity, stop_gradient
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
 from .graph_function import (ALL_INDICES, GraphFunction, graph_output, is_constant,
-                             needs_gradient, union_captures)
+                             needs_gradient, note_variable_reads, union_captures)
 
 _state = context.state
 
@@ -207,9 +208,18 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise ValueError("No loop variables provided")
     loop_vars = _convert_vars(loop_vars)
     if _state.graph is None:
-        return _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args)
-    return _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args,
-                       name or "while")
+        result = _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations,
+                             as_args)
+    else:
+        result = _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations,
+                             as_args, name or "while")
+    if not back_prop:  # TF: the results carry no gradient
+        result = nest.map_structure(_no_gradient, result)
+    return result
+
+
+def _no_gradient(leaf: Any) -> Any:
+    return stop_gradient(leaf) if isinstance(leaf, Tensor) else leaf
 
 
 def _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args):
@@ -283,6 +293,7 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
     body_graph, body_flat, body_result = _trace_body("while_body", body, loop_vars, specs, as_args)
     _check_iteration(flat, invariants, body_flat)
     sources, (cond_idx, body_idx) = union_captures([cond_graph, body_graph])
+    note_variable_reads(sources)
     inputs = list(flat)
     if maximum_iterations is not None:
         inputs.append(convert_to_tensor(maximum_iterations, dtype=dtypes.int32))
@@ -298,11 +309,15 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
              "acc_specs": tuple((t.dtype, t.shape) for t in body_fn.outputs[n_vars:])}
     op_def = WHILE if cond_fn.is_stateful or body_fn.is_stateful else STATELESS_WHILE
     outs = apply_op(op_def, inputs, attrs, name)
+    attach_control_captures(outs[0].op, [cond_graph, body_graph])
     for out, shape, after in zip(outs, invariants, body_flat):
         if shape.rank is None and after.shape.rank is not None:
             # a TensorArray buffer of unknown element shape takes the written one
             out.set_shape(after.shape)
-    return _pack_vars(body_result, list(outs[:n_vars]))  # TensorArrays keep the body's shapes
+    results = list(outs[:n_vars])
+    if not _state.graph.building_function:  # v1 graphs fetch Identity ops (as TF)
+        results = [identity(t) for t in results]
+    return _pack_vars(body_result, results)  # TensorArrays keep the body's shapes
 
 
 __all__ = ["while_loop"]
