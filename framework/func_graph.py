@@ -12,6 +12,7 @@ eager value). `inputs` lists the argument placeholders, then the captures.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..eager import context
@@ -147,6 +148,14 @@ class FuncGraph(Graph):
 
     def __repr__(self) -> str:
         return f"<dg.FuncGraph '{self.name}' with {len(self.get_operations())} ops>"
+
+
+_graph_uids = itertools.count(1)
+
+
+def unique_graph_name(prefix: str) -> str:
+    """`prefix_<n>`, unique in the process (TF names function graphs so)."""
+    return f"{prefix}_{next(_graph_uids)}"
 
 
 def is_variable(value: Any) -> bool:

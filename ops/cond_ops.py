@@ -15,7 +15,8 @@ import numpy as np
 from ..eager import context
 from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
-from ..framework.func_graph import FuncGraph, attach_control_captures, capture_value, tracing
+from ..framework.func_graph import (FuncGraph, attach_control_captures, capture_value, tracing,
+                                    unique_graph_name)
 from ..framework.op_def import declare_op
 from ..framework.registry import gradients_accepting_none
 from ..framework.tensor_shape import TensorShape
@@ -157,8 +158,10 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
         raise ValueError(f"dg.cond: pred must be a scalar, got shape {pred.shape}")
     name = name or "cond"
     prefix = _state.graph.unique_name(name, mark_as_used=False).replace("/", "_")
-    then_graph, then_struct, then_flat = trace_branch(prefix + "_true", true_fn)
-    else_graph, else_struct, else_flat = trace_branch(prefix + "_false", false_fn)
+    then_graph, then_struct, then_flat = trace_branch(unique_graph_name(prefix + "_true"),
+                                                      true_fn)
+    else_graph, else_struct, else_flat = trace_branch(unique_graph_name(prefix + "_false"),
+                                                      false_fn)
     _check_branches(then_struct, else_struct, then_flat, else_flat)
     outs = build_if(pred, (then_graph, else_graph), (then_flat, else_flat), name)
     return nest.pack_sequence_as(then_struct, outs)

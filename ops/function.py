@@ -37,6 +37,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from . import function_config
+from .auto_control_deps import add_automatic_control_dependencies
 from .constant_op import convert_to_tensor
 from .function_variables import FORBID, LIFT
 from .graph_function import GraphFunction, call_function, graph_output
@@ -414,6 +415,7 @@ class Function:
                     slots.append(len(outputs))
                     outputs.append(tensor)
         graph.outputs = outputs
+        add_automatic_control_dependencies(graph)
         fn = GraphFunction(graph, graph.inputs, outputs)
         traced_args = nest.pack_sequence_as([list(args), kwargs], specs)
         concrete = ConcreteFunction(fn, traced_args, result, mask, slots, self._signature)

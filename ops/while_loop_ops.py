@@ -18,14 +18,15 @@ import numpy as np
 from ..eager import context
 from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
-from ..framework.func_graph import FuncGraph, attach_control_captures, capture_value, tracing
+from ..framework.func_graph import (FuncGraph, attach_control_captures, capture_value, tracing,
+                                    unique_graph_name)
 from ..framework.graph import SymbolicTensor
 from ..framework.op_def import declare_op
 from ..framework.registry import gradients_accepting_none
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from .cond_ops import Untaken
-from .array_ops import identity, stop_gradient
+from .array_ops import identity, squeeze, stop_gradient
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
 from .graph_function import (ALL_INDICES, GraphFunction, graph_output, is_constant,
@@ -49,7 +50,21 @@ def _stack(values: list) -> np.ndarray:
         if shaped is None:
             return np.stack([np.asarray(v) for v in values])
         values = [np.zeros_like(shaped) if type(v) is Untaken else v for v in values]
+    first = np.shape(values[0])
+    if any(np.shape(v) != first for v in values):
+        values = _padded(values)
     return np.stack(values)
+
+
+def _padded(values: list) -> list:
+    """Values of one rank zero-padded at the end of each axis to a common shape: the
+    per-iteration stacks of an inner loop run a different number of times per outer
+    iteration; its backward reads only the first `count` rows of each."""
+    ranks = {np.ndim(v) for v in values}
+    if len(ranks) != 1:
+        return values  # np.stack names the mismatch
+    target = np.max([np.shape(v) for v in values], axis=0)
+    return [np.pad(v, [(0, t - d) for t, d in zip(target, np.shape(v))]) for v in values]
 
 
 def _while_kernel(resources: Any, *arrays: Any, **attrs: Any) -> list:
@@ -158,13 +173,18 @@ def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[Tenso
 def _check_iteration(flat_in: list, invariants: List[TensorShape], flat_out: list) -> None:
     for k, (before, shape, after) in enumerate(zip(flat_in, invariants, flat_out)):
         if after.dtype != before.dtype:
-            raise TypeError(f"Loop variable {k} enters the loop with dtype {before.dtype.name}, "
-                            f"but has dtype {after.dtype.name} after one iteration.")
+            raise TypeError(f"Loop var {_var_name(before, k)} enters the loop with type <dtype: "
+                            f"'{before.dtype.name}'> but has type <dtype: '{after.dtype.name}'>"
+                            " after 1 iteration.")
         if not shape.is_compatible_with(after.shape):
             raise ValueError(f"Loop variable {k} enters the loop with shape {shape}, but has "
                              f"shape {after.shape} after one iteration. To allow the shape to "
                              "vary across iterations, use the `shape_invariants` argument of "
                              "dg.while_loop to specify a less-specific shape.")
+
+
+def _var_name(tensor: Any, k: int) -> str:
+    return getattr(tensor, "name", None) or str(k)  # graph tensors by name (TF's message)
 
 
 def _convert_vars(loop_vars: Any) -> Any:
@@ -235,14 +255,18 @@ def _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
     return loop_vars
 
 
-def _trace_body(name: str, fn: Callable, loop_vars: Any, specs: list, as_args: bool):
+def _trace_body(name: str, fn: Callable, loop_vars: Any, specs: list, as_args: bool,
+                is_cond: bool = False):
     graph = FuncGraph(name, outer_graph=_state.graph)
     with tracing(graph):
         placeholders = [graph.add_input(dtype, shape, "loop_var") for dtype, shape in specs]
         packed = _pack_vars(loop_vars, placeholders)
         result = _call(fn, packed, as_args)
-        if name.endswith("cond"):
-            flat = [graph_output(graph, convert_to_tensor(result))]
+        if is_cond:
+            pred = convert_to_tensor(result)
+            if pred.shape.rank != 0:  # as TF's while_v2: a one-element pred is squeezed
+                pred = squeeze(pred)
+            flat = [graph_output(graph, pred)]
             result = loop_vars
         else:
             result = _normalize(result, loop_vars, as_args)
@@ -285,12 +309,15 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
     flat, _ = _flatten_vars(loop_vars)
     invariants = _invariants(loop_vars, flat, shape_invariants)
     specs = [(t.dtype, shape) for t, shape in zip(flat, invariants)]
-    cond_graph, cond_flat, _ = _trace_body("while_cond", cond, loop_vars, specs, as_args)
+    prefix = f"{_state.graph.unique_name(name, mark_as_used=False).replace('/', '_')}"
+    cond_graph, cond_flat, _ = _trace_body(unique_graph_name(prefix + "_cond"), cond, loop_vars,
+                                           specs, as_args, is_cond=True)
     pred = cond_flat[0]
     if pred.dtype != dtypes.bool_ or pred.shape.rank not in (None, 0):
         raise TypeError(f"cond of dg.while_loop must return a scalar bool tensor, got "
                         f"{pred.dtype.name} of shape {pred.shape}")
-    body_graph, body_flat, body_result = _trace_body("while_body", body, loop_vars, specs, as_args)
+    body_graph, body_flat, body_result = _trace_body(unique_graph_name(prefix + "_body"), body,
+                                                     loop_vars, specs, as_args)
     _check_iteration(flat, invariants, body_flat)
     sources, (cond_idx, body_idx) = union_captures([cond_graph, body_graph])
     note_variable_reads(sources)
