@@ -145,6 +145,8 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
             resolved.append((None, ext[body_inputs[j - n]]))
         elif id(value) in acc_slot:
             resolved.append((acc_slot[id(value)], None))
+        elif body.late_capture(value) is not None:  # an outer value: loop invariant
+            resolved.append((None, body.late_capture(value)))
         else:
             resolved.append((None, resolve_extra(body, [], [], value)))
     accs = list(op.outputs[n + 1:])

@@ -24,6 +24,9 @@ def resolve_extra(fn: GraphFunction, inputs: Any, outputs: Any, value: Any) -> A
     k = fn.output_index(value)
     if k is not None:
         return outputs[k]
+    late = fn.late_capture(value)
+    if late is not None:
+        return late
     return capture_value(value)  # an outer value captured by the backward graph itself
 
 

@@ -93,19 +93,21 @@ def trace_branch(name: str, branch_fn: Callable[[], Any]) -> Tuple[FuncGraph, An
     return graph, result, flat
 
 
+_MISMATCH = ("true_fn and false_fn arguments to tf.cond must have the same number, type, and "
+             "overall structure of return values.")  # TF 2.21's words (a TypeError)
+
+
 def _check_branches(then_struct: Any, else_struct: Any, then_flat: list, else_flat: list) -> None:
     try:
         nest.assert_same_structure(then_struct, else_struct)
     except ValueError as error:
-        raise ValueError("true_fn and false_fn arguments to dg.cond must have the same number, "
-                         f"type, and overall structure of return values. {error}") from None
+        raise TypeError(f"{_MISMATCH}\n\ntrue_fn output: {then_struct}\nfalse_fn output: "
+                        f"{else_struct}\n\nError details:\n{error}") from None
     for i, (t, e) in enumerate(zip(then_flat, else_flat)):
         if t.dtype != e.dtype:
-            raise TypeError(f"dg.cond: output {i} of true_fn has dtype {t.dtype.name} but the "
-                            f"false_fn output has dtype {e.dtype.name}")
-        if not t.shape.is_compatible_with(e.shape):
-            raise ValueError(f"dg.cond: output {i} of true_fn has shape {t.shape}, incompatible "
-                             f"with the false_fn output shape {e.shape}")
+            raise TypeError(f"{_MISMATCH}\n\nError details:\noutput {i}: {t} and {e} have "
+                            "different types")
+        # Shapes may differ (TF 2.21): the output takes the most specific common shape.
 
 
 def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, list],

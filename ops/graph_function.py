@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..eager import context
 from ..eager.stack_room import with_stack_room
 from ..eager.tape import watched_by_any
-from ..framework.func_graph import FuncGraph, attach_control_captures, is_variable, tracing
+from ..framework.func_graph import (FuncGraph, attach_control_captures, capture_value,
+                                    is_variable, tracing)
 from ..framework.graph import Operation, SymbolicTensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def import declare_op
@@ -140,9 +141,19 @@ class GraphFunction:
         for value in back.extras:
             if isinstance(value, SymbolicTensor) and value.op.graph is self.graph \
                     and self.input_index(value) is None and self.output_index(value) is None \
-                    and not is_constant(value):
+                    and not is_constant(value) and self.late_capture(value) is None:
                 missing.append(value)
         return missing
+
+    def late_capture(self, value: Any) -> Optional[Any]:
+        """The outer value behind a capture the graph made after this function was
+        built (a gradient function reading an outer tensor the forward did not), as
+        a value where the op running this function is; else None."""
+        if self.input_index(value) is not None or not isinstance(value, SymbolicTensor) \
+                or value.op.graph is not self.graph or value.op.type != "Placeholder":
+            return None
+        source = self.graph.capture_source(value)
+        return None if source is None else capture_value(source)
 
     def with_gradient_outputs(self, depth: int = 1) -> "GraphFunction":
         """This function extended by what its backward reads, to order `depth`.

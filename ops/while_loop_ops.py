@@ -294,7 +294,8 @@ def missing_accumulators(body: GraphFunction, n_vars: int, extras: list) -> list
                 or is_constant(value):
             continue
         j = body.input_index(value)
-        if (j is not None and j >= n_vars) or id(value) in have:
+        if (j is not None and j >= n_vars) or id(value) in have \
+                or body.late_capture(value) is not None:
             continue  # a loop invariant, or already accumulated
         have.add(id(value))
         missing.append(value)
