@@ -55,4 +55,15 @@ from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 from .framework.func_graph import init_scope  # noqa: F401
 from .namespaces import config  # noqa: F401
 
+from .ops.norm_ops import norm  # noqa: F401
+from .ops.meshgrid_ops import meshgrid  # noqa: F401
+from .grad_registry import nan_safe_grad, segment_grad  # noqa: F401
+from .ops.static_value_ops import get_static_value, placeholder_with_default  # noqa: F401
+from .grad_registry import static_value_grad  # noqa: F401
+
 __version__ = "0.1.0"
+# -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
+from .namespaces import compat  # noqa: E402,F401 (dg.compat.v1 / v2)
+from .training.module import Module  # noqa: E402
+from .training.namespaces import extend as _extend, keras, optimizers, train, v1_train  # noqa: E402,F401
+_extend(compat.v1, {"train": v1_train})

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 import types
 from typing import Any, Iterator, Optional, Sequence
 
@@ -9,9 +10,15 @@ from .eager import context
 from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
 from .ops import linalg_ops, matrix_diag_ops, norm_ops
 from .ops import math_extra
-from .ops import gradient_checker
+from .ops import embedding_ops, math_only
+from .ops import gradient_checker, gradient_checker_v1
 from .eager import forwardprop
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
+from .eager import execution_mode
+from .framework.interactive_session import InteractiveSession
+from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
+from .ops import init_ops, state_ops, variable_scope, variables
+from .ops.gradients_impl import gradients, hessians
 
 _state = context.state
 
@@ -27,12 +34,12 @@ def _namespace(name: str, *modules: Any, extra: Optional[dict] = None) -> types.
     return space
 
 
-math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra,
+math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra, math_only,
                   extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
                          "where": array_ops.where})
 linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
-test = _namespace("duograd.test", gradient_checker)
-nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops)
+test = _namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
+nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops)
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})
@@ -40,10 +47,24 @@ autodiff = _namespace("duograd.autodiff", forwardprop,
 
 @contextlib.contextmanager
 def name_scope(name: Optional[str]) -> Iterator[str]:
-    """A scope for op names in graph mode (a no-op in eager mode, as in TF2)."""
+    """A scope for op names in graph mode; in eager mode it prefixes variable names.
+
+    Eager mode follows TF2: names are not made unique, and a name ending in
+    '/' replaces the enclosing scope instead of nesting in it."""
     graph = _state.graph
     if graph is None:
-        yield (name + "/") if name else ""
+        outer = _state.name_scope
+        if not name:
+            scope = ""
+        elif name.endswith("/"):
+            scope = name
+        else:
+            scope = f"{outer}{name}/"
+        _state.name_scope = scope
+        try:
+            yield scope
+        finally:
+            _state.name_scope = outer
         return
     with graph.name_scope(name) as scope:
         yield scope
@@ -74,3 +95,58 @@ def device(name: Optional[str]) -> Iterator[None]:
 # dg.config: process-wide settings (run_functions_eagerly).
 from .ops import function_config  # noqa: E402 - kept beside the namespace it fills
 config = _namespace("duograd.config", function_config)
+
+
+# -- dg.compat: tf.compat.v1 and tf.compat.v2 ----------------------------------
+# tf.compat.v1 holds (nearly) all of tf's names plus TF1's graph-mode API; its
+# namespace here lists the TF1 names and answers every other name from the dg
+# package itself. To add TF1 names (e.g. `train`, `summary`), add them to
+# `_V1_NAMES` or to `compat.v1` in this one place.
+class FallbackNamespace(types.SimpleNamespace):
+    """A namespace whose missing names come from another object (`dg` by default)."""
+
+    def __init__(self, name: str, parent: Optional[str] = None, **members: Any) -> None:
+        super().__init__(**members)
+        object.__setattr__(self, "_parent_path", parent)
+        self.__name__ = name
+
+    def _parent(self) -> Any:
+        target: Any = sys.modules["duograd"]
+        for part in self._parent_path.split(".") if self._parent_path else ():
+            target = getattr(target, part)
+        return target
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return getattr(self._parent(), name)
+        except AttributeError:
+            raise AttributeError(f"module '{self.__name__}' has no attribute '{name}'") from None
+
+    def __dir__(self) -> list:
+        own = [k for k in self.__dict__ if not k.startswith("_")]
+        return sorted(set(own) | set(dir(self._parent())))
+
+
+def _compat_v1() -> FallbackNamespace:
+    names = {}
+    for module in (init_ops, state_ops, variable_scope, execution_mode):
+        names.update({key: getattr(module, key) for key in module.__all__})
+    names.update(
+        placeholder=array_ops.placeholder, Session=Session, InteractiveSession=InteractiveSession,
+        gradients=gradients, hessians=hessians, get_default_graph=get_default_graph,
+        get_default_session=get_default_session, reset_default_graph=reset_default_graph,
+        global_variables_initializer=variables.global_variables_initializer,
+        variables_initializer=variables.variables_initializer,
+        initialize_all_variables=variables.global_variables_initializer,
+        global_variables=variables.global_variables,
+        trainable_variables=variables.trainable_variables,
+        test=FallbackNamespace("duograd.compat.v1.test", "test",
+                               compute_gradient=gradient_checker_v1.compute_gradient,
+                               compute_gradient_error=gradient_checker_v1.compute_gradient_error))
+    return FallbackNamespace("duograd.compat.v1", **names)
+
+
+compat = types.SimpleNamespace(v1=_compat_v1(), v2=FallbackNamespace("duograd.compat.v2"))
+compat.__name__ = "duograd.compat"

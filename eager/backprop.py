@@ -8,6 +8,7 @@ from typing import Any, Iterator, List, Optional
 import numpy as np
 
 from ..framework import nest
+from ..framework.func_graph import inner_tensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
@@ -26,7 +27,7 @@ def _source_id(source: Any) -> Optional[int]:
     handle = getattr(source, "handle", None)
     if handle is not None and not isinstance(source, Tensor):
         return handle.tensor_id
-    return source.tensor_id
+    return inner_tensor(source, capture=False).tensor_id
 
 
 def _is_variable(value: Any) -> bool:
@@ -106,6 +107,9 @@ class GradientTape:
                 _log.warning("The dtype of the watched tensor must be floating (e.g. "
                              "float32), got %s", t.dtype.name)
             self._tape.watch_id(t.tensor_id)
+            inner = inner_tensor(t)   # an outer tensor watched inside a traced function
+            if inner is not t:
+                self._tape.watch_id(inner.tensor_id)
 
     def watched_variables(self) -> tuple:
         """Variables watched (explicitly or by being read), in first-watch order."""
@@ -131,6 +135,9 @@ class GradientTape:
         flat_sources = nest.flatten(sources)
         flat_targets = [convert_to_tensor(t) if not isinstance(t, Tensor) and not _is_variable(t)
                         else t for t in nest.flatten(target)]
+        # A variable target is its handle, as in TF: the seed reaches a variable
+        # source directly, so tape.gradient(v, v) is ones like v.
+        target_ids = [_source_id(t) for t in flat_targets]
         flat_targets = [t.read_value() if _is_variable(t) else t for t in flat_targets]
         if output_gradients is not None:
             output_gradients = [None if g is None else convert_to_tensor(g)
@@ -141,7 +148,7 @@ class GradientTape:
         for s in flat_sources:
             if not isinstance(s, Tensor) and not _is_variable(s):
                 raise ValueError(f"Sources must be tensors or variables, got {s!r}")
-        grads = self._backprop(tape, flat_targets, flat_sources, output_gradients)
+        grads = self._backprop(tape, flat_targets, target_ids, flat_sources, output_gradients)
         self._finish()
         result = []
         for source, grad in zip(flat_sources, grads):
@@ -154,19 +161,29 @@ class GradientTape:
             result.append(grad)
         return nest.pack_sequence_as(sources, result)
 
-    def _backprop(self, tape: Tape, targets: List[Any], sources: List[Any],
-                  output_gradients: Optional[List[Any]]) -> list:
-        """Runs imperative_grad with this tape paused (its gradient ops are not its own)."""
-        was = self._recording
+    def _backprop(self, tape: Tape, targets: List[Any], target_ids: List[Any],
+                  sources: List[Any], output_gradients: Optional[List[Any]]) -> list:
+        """Runs imperative_grad; a non-persistent tape is paused (its gradient ops are not
+        its own), a persistent one inside its context records them, as in TF, so that
+        gradients of those gradients can be taken from it."""
+        was = self._recording and not self._persistent
         if was:
             self._pop()
         try:
-            return imperative_grad(tape.producers, targets, [t.tensor_id for t in targets],
+            return imperative_grad(tape.producers, targets, target_ids,
                                    [_source_id(s) for s in sources], output_gradients,
                                    release=not self._persistent)
         finally:
             if was:
                 self._push()
+
+    def _check_loop_allowed(self, what: str, use_pfor: bool) -> None:
+        """The per-element loop differentiates the tape many times: eagerly, only a
+        persistent tape may (as TF)."""
+        if not use_pfor and not self._persistent and context.executing_eagerly():
+            raise RuntimeError(f"GradientTape must be created with persistent=True to compute "
+                               f"the {what} with eager execution enabled and with "
+                               "experimental_use_pfor set to False.")
 
     def _finish(self) -> None:
         """A non-persistent tape is spent after one gradient/jacobian: drop its entries."""
@@ -187,6 +204,7 @@ class GradientTape:
         vectorized over all one-hot output gradients; otherwise once per element.
         """
         tape = self._check_usable("jacobian")
+        self._check_loop_allowed("jacobian", experimental_use_pfor)
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
         flat_sources = nest.flatten(sources)
@@ -225,8 +243,12 @@ class GradientTape:
                        experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobians: result[b] = d target[b] / d source[b]."""
         tape = self._check_usable("batch_jacobian")
+        self._check_loop_allowed("batch_jacobian", experimental_use_pfor)
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
+        for shape in (target.shape, source.shape):
+            if shape.rank is not None and shape.rank < 2:
+                raise ValueError(f"Shape {shape} must have rank at least 2")
         tshape = target.shape.as_list()
         sshape = list(_source_shape(source))
         if tshape[0] != sshape[0]:
@@ -299,6 +321,12 @@ def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list
                    n: int) -> list:
     """The unvectorized Jacobian: one backward pass per target element, rows stacked."""
     rows: List[List[Any]] = [[] for _ in flat_sources]
+    if n == 0:   # no rows, but a connected source still has a (zero-size) Jacobian
+        grads = imperative_grad(tape.producers, [target], [target.tensor_id], source_ids,
+                                [array_ops.zeros_like(target)], release=False)
+        return [None if g is None else
+                array_ops.zeros(target.shape.as_list() + list(_source_shape(s)), s.dtype)
+                for s, g in zip(flat_sources, grads)]
     for j in range(n):
         grads = imperative_grad(tape.producers, [target], [target.tensor_id], source_ids,
                                 [_one_hot_like(target, j)], release=False)
@@ -317,6 +345,14 @@ def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list
 def _batch_jacobian_loop(tape: Tape, target: Any, source: Any, batch: int,
                          inner: int) -> Optional[list]:
     """Per-example Jacobian columns, one backward pass each (None: unconnected)."""
+    if inner == 0:   # no columns, but a connected source still has a (zero-size) result
+        (g,) = imperative_grad(tape.producers, [target], [target.tensor_id],
+                               [_source_id(source)], [array_ops.zeros_like(target)],
+                               release=False)
+        if g is None:
+            return None
+        return [array_ops.zeros([target.shape.as_list()[0], 0] +
+                                list(_source_shape(source))[1:], source.dtype)]
     parts = []
     for j in range(inner):
         seed = _column_seed(target, batch, inner, j)

@@ -37,6 +37,8 @@ class _ContextState(threading.local):
         # thread, and the threads a deep trace continues on (eager/stack_room.py),
         # which copy it with the rest of this state.
         self.lock_owner: object = object()
+        self.variable_scopes: List[Any] = []   # tf.compat.v1.variable_scope stack
+        self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
 
 
 state = _ContextState()

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ..framework.dtypes import DType, from_numpy
+from ..framework.dtypes import DType, from_numpy, resource
 from ..framework.tensor import (UNHASHABLE_TENSOR, Reference, Tensor, call_operator,
                                 new_tensor_id)
 from ..framework.tensor_shape import TensorShape, shape_from_dims
@@ -23,7 +23,12 @@ class EagerTensor(Tensor):
 
     @property
     def dtype(self) -> DType:
-        return from_numpy(self.array.dtype)
+        try:
+            return from_numpy(self.array.dtype)
+        except TypeError:
+            if isinstance(self.array.dtype, DType):   # a variable: a function's resource output
+                return resource
+            raise
 
     @property
     def shape(self) -> TensorShape:

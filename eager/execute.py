@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.indexed_slices import densify_inputs
 from . import context
 from .eager_tensor import EagerTensor
 
@@ -93,10 +94,18 @@ def execute_binary(op_def: Any, x: EagerTensor, y: EagerTensor) -> EagerTensor:
 
 def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     """Runs `op_def` on eager `inputs`; returns an EagerTensor, a list, or None."""
-    arrays = [t.array for t in inputs]
+    try:
+        arrays = [t.array for t in inputs]
+    except AttributeError:  # an IndexedSlices input (e.g. a gradient) becomes dense
+        inputs = densify_inputs(inputs)
+        arrays = [t.array for t in inputs]
     kinds = op_def.input_kinds
     if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
         raise dtype_error(op_def, inputs[0])
+    if op_def.same_dtype is not None:
+        mixed = op_def.mixed_dtype_error(inputs)
+        if mixed is not None:
+            raise InvalidArgumentError(None, None, mixed)
     try:
         if op_def.stateful:
             result = op_def.kernel(EAGER_RESOURCES, *arrays, **attrs)

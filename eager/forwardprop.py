@@ -19,6 +19,7 @@ import weakref
 from typing import Any, Dict, List, Optional
 
 from ..framework import nest
+from ..framework.func_graph import inner_tensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.registry import gradient_functions
 from ..framework.tensor import Tensor
@@ -91,12 +92,28 @@ class ForwardAccumulator:
             if not primal.shape.is_compatible_with(tangent.shape):
                 raise ValueError(f"tangent shape {tangent.shape} does not match primal shape "
                                  f"{primal.shape}")
+            if _key(primal) in self._tangents:
+                raise ValueError(f"Tensor {primal!r} was specified as a primal multiple times. "
+                                 "This may indicate an error. If it was intended, please sum "
+                                 "the corresponding tangents.")
+            self._watch_primal(primal, tangent)
+
+    def _watch_primal(self, primal: Any, tangent: Any) -> None:
+        """Tangent of `primal` (and of its capture inside a traced function), held
+        only as long as the primal lives."""
+        if isinstance(primal, Tensor):
+            self._remember(primal, tangent)
+            inner = inner_tensor(primal)
+            if inner is not primal:
+                self._remember(inner, tangent)
+        else:
             self._tangents[_key(primal)] = tangent
 
     # -- context ----------------------------------------------------------------
     def __enter__(self) -> "ForwardAccumulator":
         if self._recording:
-            raise ValueError("ForwardAccumulator is already active; it cannot be entered twice.")
+            raise ValueError("Accumulator is already recording: a ForwardAccumulator cannot be "
+                             "entered twice.")
         _state.accumulators.append(self)
         self._recording = True
         return self
@@ -163,6 +180,8 @@ class ForwardAccumulator:
 
         def one(primal: Any) -> Any:
             tangent = self._tangents.get(_key(primal))
+            if tangent is None and isinstance(primal, Tensor):
+                tangent = self._tangents.get(inner_tensor(primal, capture=False).tensor_id)
             if tangent is None and unconnected is UnconnectedGradients.ZERO:
                 if isinstance(primal, Tensor):
                     return array_ops.zeros_like(primal)

@@ -103,6 +103,19 @@ class Tape:
     def is_watched(self, tensor_id: int) -> bool:
         return tensor_id in self.watched
 
+    def record_capture(self, identity_def: Any, outer: Any, inner: Any) -> None:
+        """A function graph's placeholder `inner` for watched `outer`, recorded as an
+        identity whatever the dtype (a captured variable handle too), as TF records
+        every capture: then reads inside while/cond bodies reach outer sources."""
+        outer_id = outer.tensor_id
+        if outer_id not in self.watched:
+            return
+        inner_id = inner.tensor_id
+        self.producers[inner_id] = TapeEntry(identity_def, identity_def.type, {}, (outer_id,),
+                                             (inner_id,), (_spec(outer),), (_spec(inner),),
+                                             _NO_SKIP, _next_seq())
+        self.watched.add(inner_id)
+
     def record(self, op_def: Any, gradient_name: str, attrs: dict, inputs: Sequence[Any],
                outputs: Sequence[Any], input_ids: Optional[tuple] = None) -> None:
         """Records `op_def` if any input is watched; its float outputs become watched."""

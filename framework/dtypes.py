@@ -109,19 +109,47 @@ _BY_NAME.update(half=float16, double=float64)
 _BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL}
 
 
+# TensorFlow's readings of names, Python types and DataType enum numbers that
+# NumPy would read differently ("float" is float32; the Python type int, "int"
+# and "complex" are rejected).
+_BY_NAME["float"] = float32
+_BY_PYTHON_TYPE = {float: float32, bool: bool_, object: string}
+_REJECTED_TYPES = (int, complex, str, bytes)
+_BY_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 7: string,
+            8: complex64, 9: int64, 10: bool_, 18: complex128, 19: float16, 20: resource,
+            21: variant}
+
+
 def as_dtype(type_value: Any) -> DType:
-    """Converts a DType, a NumPy dtype or type, or a dtype name to a DType."""
+    """Converts a DType, a NumPy dtype or scalar type, a TF dtype name, one of the
+    Python types float/bool/object, or a DataType number to a DType (TF's rules)."""
     if isinstance(type_value, DType):
         return type_value
     if isinstance(type_value, str):
         found = _BY_NAME.get(type_value)
         if found is not None:
             return found
-    try:
-        return _BY_NUMPY[np.dtype(type_value)]
-    except (TypeError, KeyError):
-        pass
-    raise TypeError(f"Cannot convert {type_value!r} to a dg.DType.")
+    elif isinstance(type_value, type):
+        found = _BY_PYTHON_TYPE.get(type_value)
+        if found is not None:
+            return found
+        if type_value not in _REJECTED_TYPES:
+            try:
+                return _BY_NUMPY[np.dtype(type_value)]
+            except (TypeError, KeyError):
+                pass
+    elif isinstance(type_value, int) and not isinstance(type_value, bool):
+        found = _BY_ENUM.get(type_value)
+        if found is not None:
+            return found
+    elif isinstance(type_value, np.dtype):
+        found = _BY_NUMPY.get(type_value)
+        if found is not None:
+            return found
+    elif type_value is not None and hasattr(type_value, "as_numpy_dtype"):
+        return as_dtype(getattr(type_value, "name", None))  # another library's DType
+    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a "
+                    "dg.DType.")
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:

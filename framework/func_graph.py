@@ -183,6 +183,25 @@ def attach_control_captures(op: Operation, graphs: Sequence[FuncGraph]) -> None:
                 op.graph.control_captures.append(dep)
 
 
+def inner_tensor(value: Any, capture: bool = True) -> Any:
+    """What stands for outer tensor `value` in the function graph being built.
+
+    A tape or accumulator opened inside a traced function and told about a
+    tensor from outside (an eager tensor, a tensor of an enclosing graph)
+    must follow the capture placeholder the function's ops actually read, as
+    TensorFlow does. With `capture=False` an uncaptured value is returned as is.
+    """
+    graph = _state.graph
+    if not isinstance(graph, FuncGraph) or not isinstance(value, Tensor):
+        return value
+    if isinstance(value, SymbolicTensor) and value.op.graph is graph:
+        return value
+    if capture:
+        return graph.capture(value)
+    hit = graph.captured(value)
+    return value if hit is None else hit
+
+
 def variables_captured(graph: FuncGraph) -> List[Any]:
     return [source for source, _ in graph.captures if is_variable(source)]
 

@@ -15,6 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from ..eager import context
 from . import dtypes as dtypes_lib
 from .errors import InvalidArgumentError
+from .indexed_slices import IndexedSlices, densify_inputs
 from .op_def import OpDef
 from .registry import gradient_functions, op_defs
 from .tensor import UNHASHABLE_TENSOR, Reference, Tensor, call_operator, new_tensor_id
@@ -242,7 +243,10 @@ class Graph:
             if type(t) is SymbolicTensor and t.op.graph is self:
                 checked.append(t)
             else:
-                checked.append(self.capture_input(t, op_def))
+                if isinstance(t, IndexedSlices):  # dense, as TF's convert_to_tensor makes it
+                    t = densify_inputs((t,))[0]
+                checked.append(t if type(t) is SymbolicTensor and t.op.graph is self
+                               else self.capture_input(t, op_def))
         inputs = tuple(checked)
         attrs = attrs if attrs else _NO_ATTRS
         thread = self._thread
@@ -393,6 +397,28 @@ class Graph:
             return self._by_name[name]
         except KeyError:
             raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+
+    def as_graph_element(self, obj: Any, allow_tensor: bool = True,
+                         allow_operation: bool = True) -> Any:
+        """The tensor or operation of this graph that `obj` (a tensor, an operation,
+        a name, or a variable) stands for, as TF's Graph.as_graph_element."""
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            if ":" not in obj and allow_operation:
+                return self.get_operation_by_name(obj)
+            raise ValueError(f"Name {obj!r} does not name an allowed graph element.")
+        element = getattr(obj, "graph_element", None)   # a variable: its read
+        if element is not None and not isinstance(obj, (SymbolicTensor, Operation)):
+            obj = element
+        if isinstance(obj, SymbolicTensor) and allow_tensor or \
+                isinstance(obj, Operation) and allow_operation:
+            if obj.graph is not self:
+                raise ValueError(f"{obj!r} is not an element of this graph.")
+            return obj
+        kinds = " or ".join(k for k, ok in (("Tensor", allow_tensor),
+                                             ("Operation", allow_operation)) if ok)
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {kinds}.")
 
     def get_tensor_by_name(self, name: str) -> SymbolicTensor:
         if not isinstance(name, str) or ":" not in name:

@@ -52,6 +52,29 @@ class IndexedSlices:
     def __dg_tensor__(self, dtype: Any = None, name: Optional[str] = None):
         return call_operator("densify", self)
 
+    # Arithmetic, as on the dense tensor (TF converts IndexedSlices to a tensor
+    # wherever an op needs one): a gradient function may apply `grad * 0.5` or
+    # `-grad` to whatever gradient reaches it, dense or sparse.
+    def _dense(self):
+        return call_operator("densify", self)
+
+    def __neg__(self) -> "IndexedSlices":
+        """Negation stays sparse, as in TF."""
+        return IndexedSlices(call_operator("negative", self.values), self.indices,
+                             self.dense_shape)
+
+    def __add__(self, other): return self._dense() + other
+    def __radd__(self, other): return other + self._dense()
+    def __sub__(self, other): return self._dense() - other
+    def __rsub__(self, other): return other - self._dense()
+    def __mul__(self, other): return self._dense() * other
+    def __rmul__(self, other): return other * self._dense()
+    def __truediv__(self, other): return self._dense() / other
+    def __rtruediv__(self, other): return other / self._dense()
+    def __pow__(self, other): return self._dense() ** other
+    def __matmul__(self, other): return self._dense() @ other
+    def __rmatmul__(self, other): return other @ self._dense()
+
     def __repr__(self) -> str:
         return (f"IndexedSlices(indices={self.indices!r}, values={self.values!r}, "
                 f"dense_shape={self.dense_shape!r})")
@@ -63,3 +86,10 @@ class IndexedSlicesValue(NamedTuple):
     values: Any
     indices: Any
     dense_shape: Any
+
+
+def densify_inputs(inputs: Any) -> tuple:
+    """Op inputs with every IndexedSlices converted to its dense tensor, as TF's
+    convert_to_tensor does: any op (and so any gradient function) accepts them.
+    Called only off the fast paths, when an input is not a tensor of the mode."""
+    return tuple(t._dense() if isinstance(t, IndexedSlices) else t for t in inputs)

@@ -30,11 +30,14 @@ class OpDef:
     `grad_inputs` is None (the gradient reads every input), a tuple of input
     indices, or a dict {input index: inputs its gradient reads}, so that an
     input nobody differentiates keeps nothing alive (e.g. Mul by a constant).
+    `same_dtype` (a slice of the inputs) names the inputs that must share one
+    dtype: eager execution checks it (graph mode's `infer` does it there), so
+    mixed dtypes raise instead of NumPy promoting them silently.
     """
 
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
                  "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
-                 "is_stateful", "side_effects", "_reads_by_skip")
+                 "is_stateful", "side_effects", "same_dtype", "_reads_by_skip")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -44,7 +47,8 @@ class OpDef:
                  attr_defaults: Optional[dict] = None,
                  input_kinds: Optional[str] = None,
                  is_stateful: Optional[bool] = None,
-                 side_effects: bool = False) -> None:
+                 side_effects: bool = False,
+                 same_dtype: Optional[slice] = None) -> None:
         self.type = type
         self.kernel = kernel
         self.infer = infer
@@ -59,6 +63,7 @@ class OpDef:
         self.attr_defaults = attr_defaults or {}
         # NumPy dtype kinds ('f', 'c', 'i', 'u', 'b') the first input may have.
         self.input_kinds = input_kinds
+        self.same_dtype = same_dtype
         # One output, no resource store: eligible for the eager fast paths.
         self.simple = num_outputs == 1 and not stateful
         self._reads_by_skip: dict = {}
@@ -82,6 +87,17 @@ class OpDef:
         """The message for a first input of a dtype this op does not accept."""
         return (f"Value for attr 'T' of {dtype.name} is not in the list of allowed values "
                 f"for op {self.type} (allowed NumPy kinds: {self.input_kinds})")
+
+    def mixed_dtype_error(self, inputs: Sequence[Any]) -> Optional[str]:
+        """TF's eager message for inputs in `same_dtype` of differing dtypes, or None."""
+        chosen = range(len(inputs))[self.same_dtype]
+        first = inputs[chosen[0]].dtype if chosen else None
+        for i in chosen:
+            if inputs[i].dtype is not first:
+                return (f"cannot compute {self.type} as input #{i}(zero-based) was expected to "
+                        f"be a {first.name} tensor but is a {inputs[i].dtype.name} tensor "
+                        f"[Op:{self.type}]")
+        return None
 
     def __repr__(self) -> str:
         return f"OpDef({self.type!r})"

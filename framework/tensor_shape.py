@@ -60,6 +60,25 @@ class TensorShape:
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
+    def assert_is_compatible_with(self, other: Any) -> None:
+        """ValueError unless this shape and `other` are compatible."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+
+    def assert_is_fully_defined(self) -> None:
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def assert_has_rank(self, rank: int) -> None:
+        if self._dims is not None and len(self._dims) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def assert_same_rank(self, other: Any) -> None:
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and \
+                len(self._dims) != len(other._dims):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
     def merge_with(self, other: Any) -> "TensorShape":
         """The most specific shape compatible with both; ValueError if none."""
         other = as_shape(other)

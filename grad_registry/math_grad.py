@@ -12,9 +12,25 @@ from ..ops.complex_ops import conj_if_complex as _conj
 from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient
 
-for _op in (FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL,
-            LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SIGN):
+# TF registers FloorDiv's gradient as (None, None): the same as not differentiable.
+for _op in (FLOOR_DIV, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL,
+            LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT):
     NotDifferentiable(_op.type)
+
+
+@RegisterGradient(SIGN.type)
+def _sign_grad(op, grad):
+    """Zero: sign is piecewise constant (TF returns zeros, not None)."""
+    return array_ops.zeros_like(grad)
+
+
+@RegisterGradient(FLOOR_MOD.type)
+def _floor_mod_grad(op, grad):
+    """x mod y = x - floor(x / y) * y: d = (grad, -grad * floor(x / y)), unbroadcast."""
+    x, y = op.inputs
+    dy = None if 1 in op.skip_input_indices else unbroadcast(
+        grad * -math_ops.floordiv(_conj(x), _conj(y)), y)
+    return unbroadcast(grad, x), dy
 
 
 @RegisterGradient(ADD.type)

@@ -5,8 +5,9 @@ ops that `dg.random.normal` and `dg.random.uniform` compose around them.
 """
 from __future__ import annotations
 
-from ..ops.random_ops import RANDOM_STANDARD_NORMAL, RANDOM_UNIFORM, RANDOM_UNIFORM_INT
+from ..ops.random_ops import (RANDOM_SHUFFLE, RANDOM_STANDARD_NORMAL, RANDOM_UNIFORM,
+                              RANDOM_UNIFORM_INT)
 from .registry import NotDifferentiable
 
-for _op in (RANDOM_STANDARD_NORMAL, RANDOM_UNIFORM, RANDOM_UNIFORM_INT):
+for _op in (RANDOM_STANDARD_NORMAL, RANDOM_UNIFORM, RANDOM_UNIFORM_INT, RANDOM_SHUFFLE):
     NotDifferentiable(_op.type)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ops import array_ops, cumulative_ops, join_ops, math_ops, reduction_ops
 from ..ops.complex_ops import conj_if_complex
-from ..ops.reduction_ops import ADD_N, ALL, ANY, MAX, MEAN, MIN, PROD, SUM
+from ..ops.reduction_ops import ADD_N, ALL, ANY, EUCLIDEAN_NORM, MAX, MEAN, MIN, PROD, SUM
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(ALL.type)
@@ -15,6 +15,8 @@ def _keepdims_shape(op):
     x = op.inputs[0]
     axis = op.get_attr("axis")
     rank = x.shape.rank
+    if rank is None:
+        return None
     axes = range(rank) if axis is None else axis
     if x.shape.is_fully_defined():
         return [1 if i in axes else d for i, d in enumerate(x.shape.as_list())]
@@ -31,6 +33,8 @@ def _restore_reduced(op, grad):
     x = op.inputs[0]
     axis = op.get_attr("axis")
     rank = x.shape.rank
+    if axis is None and rank is None:
+        return grad   # a full reduction of unknown rank: the scalar broadcasts as it is
     axes = range(rank) if axis is None else axis
     for a in sorted(axes):
         grad = array_ops.expand_dims(grad, a)
@@ -78,6 +82,14 @@ RegisterGradient(MAX.type)(_extremum_grad)
 RegisterGradient(MIN.type)(_extremum_grad)
 
 
+@RegisterGradient(EUCLIDEAN_NORM.type)
+def _euclidean_norm_grad(op, grad):
+    """x * grad / norm, as TF (no conj; NaN where the norm is 0, as TF)."""
+    x = op.inputs[0]
+    norm = _restore_reduced(op, op.outputs[0])
+    return x / (norm / _restore_reduced(op, grad))
+
+
 @RegisterGradient(PROD.type)
 def _prod_grad(op, grad):
     """grad * conj(product of the other elements), from exclusive cumulative products
@@ -85,6 +97,12 @@ def _prod_grad(op, grad):
     x = op.inputs[0]
     axis = op.get_attr("axis")
     rank = x.shape.rank
+    if rank is None and axis is None:   # unknown rank, full product: work on x flattened
+        flat = array_ops.reshape(x, [-1])
+        others = cumulative_ops.cumprod(flat, axis=0, exclusive=True) * cumulative_ops.cumprod(
+            flat, axis=0, exclusive=True, reverse=True)
+        partial = array_ops.reshape(others, array_ops.shape_tensor(x))
+        return _broadcast_like(grad, x) * conj_if_complex(partial)
     axes = list(range(rank)) if axis is None else list(axis)
     other = [i for i in range(rank) if i not in axes]
     perm = axes + other

@@ -267,7 +267,8 @@ def _select_infer(inputs, attrs):
     return [(x.dtype, shape)]
 
 
-SELECT = declare_op("SelectV2", np.where, _select_infer, grad_inputs=(0,))
+SELECT = declare_op("SelectV2", np.where, _select_infer, grad_inputs=(0,),
+                    same_dtype=slice(1, 3))
 
 
 def _where_indices_kernel(condition):

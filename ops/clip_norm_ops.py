@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from ..framework.indexed_slices import IndexedSlices
 from .array_ops import identity, ones_like, where
 from .constant_op import convert_to_tensor
@@ -17,12 +19,21 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
         values = clip_by_norm(t.values, clip_norm, axes, name)
         return IndexedSlices(values, t.indices, t.dense_shape)
     t = convert_to_tensor(t)
-    clip_norm = convert_to_tensor(clip_norm, dtype_hint=t.dtype)
+    # A negative clip_norm counts as zero (TF's rule): everything is clipped to 0.
+    if isinstance(clip_norm, (int, float, np.integer, np.floating)) and \
+            not isinstance(clip_norm, bool):
+        clip_norm = convert_to_tensor(max(clip_norm, 0), dtype=t.dtype)
+    else:
+        clip_norm = cast(maximum(convert_to_tensor(clip_norm, dtype_hint=t.dtype), 0), t.dtype)
     l2sum = reduce_sum(t * t, axes, keepdims=True)
     positive = l2sum > 0
     # sqrt only where positive, so that the gradient at t = 0 is finite (TF's double where).
     l2norm = where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum)
-    return identity(t * clip_norm / maximum(l2norm, clip_norm), name=name)
+    intermediate = t * clip_norm
+    if not t.shape.is_compatible_with(intermediate.shape):
+        raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} broadcasts the "
+                         f"input of shape {t.shape} to {intermediate.shape}")
+    return identity(intermediate / maximum(l2norm, clip_norm), name=name)
 
 
 def global_norm(t_list: Sequence[Any], name: Optional[str] = None):

@@ -42,9 +42,9 @@ def _complex_kernel(real, imag):
     return out
 
 
-REAL = declare_op("Real", lambda x: np.ascontiguousarray(x.real), _to_real_infer,
+REAL = declare_op("Real", lambda x: x.real.copy(), _to_real_infer,
                   input_kinds="c", grad_inputs=())
-IMAG = declare_op("Imag", lambda x: np.ascontiguousarray(x.imag), _to_real_infer,
+IMAG = declare_op("Imag", lambda x: x.imag.copy(), _to_real_infer,
                   input_kinds="c", grad_inputs=())
 CONJ = declare_op("Conj", np.conj, same_as_input, input_kinds="c", grad_inputs=())
 COMPLEX = declare_op("Complex", _complex_kernel, _complex_infer, input_kinds="f", grad_inputs=())

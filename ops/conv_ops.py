@@ -240,7 +240,8 @@ def _backprop_filter_infer(inputs, attrs):
 
 
 CONV2D = declare_op("Conv2D", _conv2d, _conv2d_infer, input_kinds="f",
-                    grad_inputs={0: (1,), 1: (0,)})
+                    grad_inputs={0: (1,), 1: (0,)},
+                    same_dtype=slice(None))
 CONV2D_BACKPROP_INPUT = declare_op("Conv2DBackpropInput", _conv2d_backprop_input,
                                    _backprop_input_infer, grad_inputs={1: (2,), 2: (1,)})
 CONV2D_BACKPROP_FILTER = declare_op("Conv2DBackpropFilter", _conv2d_backprop_filter,

@@ -68,8 +68,8 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
 
 def _linspace_kernel(start, stop, num):
     n = int(num)
-    if n <= 0:
-        raise ValueError(f"Requires num > 0: {n}")
+    if n < 0:  # tf.linspace gives an empty result for num == 0
+        raise ValueError(f"Requires num >= 0: {n}")
     return np.linspace(start, stop, n).astype(start.dtype)
 
 
@@ -94,6 +94,10 @@ def linspace(start: Any, stop: Any, num: Any, name: str = "linspace", axis: int 
         stop = convert_to_tensor(stop, dtype_hint=start.dtype)
     else:
         start = convert_to_tensor(start, dtype_hint=stop.dtype)
+    if start.dtype.is_integer:
+        # TF divides (stop - start) by the step count: integers become float as in truediv.
+        target = dtypes.float64 if start.dtype.size >= 4 else dtypes.float32
+        start, stop = cast(start, target), cast(stop, target)
     num = num if isinstance(num, Tensor) else constant(int(num), dtypes.int32)
     return apply_op(LINSPACE, (start, stop, num), name=name)
 

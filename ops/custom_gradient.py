@@ -147,6 +147,10 @@ def is_variable(value: Any) -> bool:
         and hasattr(value, "read_value")
 
 
+def _as_tensor_or_variable(value: Any) -> Any:
+    return value if isinstance(value, Tensor) or is_variable(value) else convert_to_tensor(value)
+
+
 def _as_input(value: Any) -> Any:
     """What an input is recorded as: a tensor, or a variable's handle."""
     return value.handle if is_variable(value) else value
@@ -173,7 +177,8 @@ def call_with_custom_gradient(f: Callable, args: Sequence[Any], kwargs: Dict[str
     `record_forward=False` runs `f` with every tape and accumulator paused:
     nothing `f` computes is kept for backprop (recompute_grad).
     """
-    args = [a if isinstance(a, Tensor) or is_variable(a) else convert_to_tensor(a) for a in args]
+    args = nest.map_structure(_as_tensor_or_variable, list(args))   # nested args keep nesting
+    flat_args = nest.flatten(args)
     kw_names = [k for k, v in kwargs.items() if _is_tensor_kwarg(v)]
     collector = GradientTape()
     paused = contextlib.nullcontext() if record_forward else recording_paused()
@@ -181,7 +186,7 @@ def call_with_custom_gradient(f: Callable, args: Sequence[Any], kwargs: Dict[str
         with collector:
             result, grad_fn = f(*args, **kwargs)
             flat_result = [convert_to_tensor(t) for t in nest.flatten(result)]
-    explicit = [v for v in list(args) + [kwargs[k] for k in kw_names] if is_variable(v)]
+    explicit = [v for v in flat_args + [kwargs[k] for k in kw_names] if is_variable(v)]
     variables = [v for v in collector.watched_variables()
                  if all(v is not e for e in explicit)]
     for tape in _state.tapes:   # reads done while paused still make outer tapes watch
@@ -194,10 +199,10 @@ def call_with_custom_gradient(f: Callable, args: Sequence[Any], kwargs: Dict[str
     if wants_variables and not variables and record_forward:
         _log.warning("@custom_gradient grad_fn has 'variables' in signature, but no "
                      "variables were used on the forward pass.")
-    inputs = [_as_input(a) for a in args] + [_as_input(kwargs[k]) for k in kw_names] \
+    inputs = [_as_input(a) for a in flat_args] + [_as_input(kwargs[k]) for k in kw_names] \
         + [v.handle for v in variables]
     n_results = len(flat_result)
-    signature = _Signature(len(args), kw_names, variables)
+    signature = _Signature(len(flat_args), kw_names, variables)
 
     def tape_grad_fn(*result_grads: Any) -> List[Any]:
         """One gradient per recorded input, from the user's grad_fn."""

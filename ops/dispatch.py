@@ -5,7 +5,8 @@ from typing import Any, Optional, Sequence
 
 from ..eager import context
 from ..eager.execute import execute, record
-from ..framework.op_def import OpDef
+from ..framework.op_def import OpDef, lookup_op
+from ..framework.tensor import Tensor
 
 _state = context.state
 NO_ATTRS: dict = {}
@@ -23,6 +24,7 @@ def apply_op(op_def: OpDef, inputs: Sequence[Any], attrs: dict = NO_ATTRS,
         return execute(op_def, inputs, attrs)
     op = graph.create_op(op_def, inputs, attrs, name)
     if _state.tapes or _state.accumulators:  # a tape inside a graph records graph ops
+        _record_captures(inputs, op.inputs)
         record(op_def, attrs, op.inputs, op.outputs, op.gradient_override)
     n = op_def.num_outputs
     if n == 1:
@@ -30,3 +32,14 @@ def apply_op(op_def: OpDef, inputs: Sequence[Any], attrs: dict = NO_ATTRS,
     if n == 0:
         return op
     return list(op.outputs)
+
+
+def _record_captures(given: Sequence[Any], used: Sequence[Any]) -> None:
+    """An outer tensor a function graph captured reaches its placeholder through an
+    identity on the tapes (as TF records every capture), so that a tape opened inside a
+    while/cond body or a function sees reads of outer tensors and variables."""
+    for outer, inner in zip(given, used):
+        if outer is not inner and isinstance(outer, Tensor):
+            identity = lookup_op("Identity")
+            for tape in _state.tapes:
+                tape.record_capture(identity, outer, inner)

@@ -138,7 +138,8 @@ def _einsum_infer(inputs, attrs):
     return [(dtype, TensorShape(dims))]
 
 
-EINSUM = declare_op("Einsum", _einsum_kernel, _einsum_infer, input_kinds="fciu")
+EINSUM = declare_op("Einsum", _einsum_kernel, _einsum_infer, input_kinds="fciu",
+                    same_dtype=slice(None))
 
 
 def einsum(equation: str, *inputs: Any, name: Optional[str] = None, **kwargs: Any):

@@ -1,9 +1,16 @@
 """dg.test.compute_gradient: theoretical vs numerical Jacobians (tf.test.compute_gradient).
 
-The theoretical Jacobian is built row by row from reverse-mode gradients
-(one unit cotangent per output element) on a GradientTape; the numerical one
-by central differences of `f`, perturbing one input element at a time. Both are returned as lists with one 2-D array per input, of
-shape (x.size * r, y.size * r) with r = 2 for complex values, as TF does.
+With y = f(*xs), each Jacobian has y.size rows and x.size columns, as in
+TensorFlow 2. Complex values count as two reals (real part, imaginary part,
+interleaved), on both sides. The theoretical Jacobian is built one row at a
+time from reverse-mode gradients with a unit cotangent; the numerical one one
+column at a time by central differences. In eager mode `f` runs eagerly under
+a GradientTape; inside a graph it is traced once on placeholders and run in
+the default Session, as TensorFlow does.
+
+Given anything but a callable first, `compute_gradient` is TF1's checker
+(`compute_gradient(x, x_shape, y, y_shape, ...)`, see gradient_checker_v1),
+so that the `tf.compat.v1.test` spelling ported to `dg.test` keeps working.
 """
 from __future__ import annotations
 
@@ -11,90 +18,171 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..eager import context
 from ..eager.backprop import GradientTape
-from ..framework import nest
-from .constant_op import constant, convert_to_tensor
+from ..framework import dtypes
+from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ..framework.session import get_default_session
+from ..framework.tensor import Tensor
+from .array_ops import placeholder
+from .constant_op import convert_to_tensor
+from . import gradient_checker_v1
+from .gradients_impl import gradients
+
+_CHECKABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
+_Runner = Callable[..., Any]
 
 
-def _to_array(value: Any) -> np.ndarray:
-    return np.asarray(convert_to_tensor(value))
+def _product(shape: Sequence[int]) -> int:
+    size = 1
+    for dim in shape:
+        size *= dim
+    return size
 
 
-def _default_delta(dtype: np.dtype) -> float:
-    return 1e-3 if np.dtype(dtype).itemsize <= 4 or np.dtype(dtype) == np.complex64 else 1e-6
+def _session() -> Any:
+    sess = get_default_session()
+    if sess is None:
+        raise ValueError("compute_gradient in graph mode needs a default Session "
+                         "(`with dg.compat.v1.Session().as_default():`)")
+    return sess
 
 
-def _eval(f: Callable, xs: List[np.ndarray]) -> np.ndarray:
-    return _to_array(f(*[constant(x) for x in xs]))
+def _to_numpy(value: Any) -> Any:
+    """An array (or IndexedSlicesValue) for an eager or graph tensor or slices."""
+    if isinstance(value, IndexedSlices):
+        if context.executing_eagerly():
+            shape = value.dense_shape
+            return IndexedSlicesValue(np.asarray(value.values), np.asarray(value.indices),
+                                      None if shape is None else np.asarray(shape))
+        return _session().run(value)
+    if isinstance(value, Tensor):
+        if context.executing_eagerly():
+            return np.asarray(value)
+        return _session().run(value)
+    return value
 
 
-def _theoretical(f: Callable, xs: List[np.ndarray], y: np.ndarray) -> List[np.ndarray]:
-    complex_y = np.iscomplexobj(y)
-    y_parts = 2 if complex_y else 1
-    jacobians = []
-    for x in xs:
-        x_parts = 2 if np.iscomplexobj(x) else 1
-        jacobians.append(np.zeros((x.size * x_parts, y.size * y_parts),
-                                  dtype=np.real(np.zeros((), x.dtype)).dtype))
-    ts = [constant(x) for x in xs]
-    with GradientTape(persistent=True) as tape:
-        tape.watch(ts)
-        out = convert_to_tensor(f(*ts))
-    for col in range(y.size * y_parts):
-        seed = np.zeros(y.size, dtype=y.dtype)
-        seed[col // y_parts] = 1j if col % y_parts else 1
-        grads = tape.gradient(out, ts, output_gradients=[constant(seed.reshape(y.shape))])
-        for jac, x, g in zip(jacobians, xs, grads):
-            if g is None:
-                continue
-            g = _to_array(g).reshape(-1)
-            if np.iscomplexobj(x):
-                # a complex input is two real rows per element: (Re, Im), interleaved
-                jac[0::2, col] = np.real(g)
-                jac[1::2, col] = np.imag(g)
-            else:
-                jac[:, col] = np.real(g)
-    return jacobians
+def _prepare(f: Callable, xs: List[Tensor]) -> _Runner:
+    """A function of NumPy inputs returning f's output as an array."""
+    if context.executing_eagerly():
+        return lambda *data: _to_numpy(f(*[convert_to_tensor(d) for d in data]))
+    phs = [placeholder(x.dtype, x.shape) for x in xs]
+    y = convert_to_tensor(f(*phs))
+    sess = _session()
+    return lambda *data: sess.run(y, feed_dict=dict(zip(phs, data)))
 
 
-def _numerical(f: Callable, xs: List[np.ndarray], y: np.ndarray,
-               delta: Optional[float]) -> List[np.ndarray]:
-    y_parts = 2 if np.iscomplexobj(y) else 1
-    jacobians = []
-    for i, x in enumerate(xs):
-        x_parts = 2 if np.iscomplexobj(x) else 1
-        step = delta if delta is not None else _default_delta(x.dtype)
-        jac = np.zeros((x.size * x_parts, y.size * y_parts),
-                       dtype=np.real(np.zeros((), x.dtype)).dtype)
-        flat = x.reshape(-1)
-        for row in range(x.size * x_parts):
-            unit = np.zeros(x.size, dtype=x.dtype)
-            unit[row // x_parts] = 1j * step if row % x_parts else step
-            plus = list(xs)
-            minus = list(xs)
-            plus[i] = (flat + unit).reshape(x.shape)
-            minus[i] = (flat - unit).reshape(x.shape)
-            diff = (_eval(f, plus) - _eval(f, minus)).reshape(-1) / (2 * step)
-            if y_parts == 2:
-                jac[row, 0::2] = np.real(diff)
-                jac[row, 1::2] = np.imag(diff)
-            else:
-                jac[row, :] = np.real(diff)
-        jacobians.append(jac)
-    return jacobians
+def _prepare_grad(f: Callable, xs: List[Tensor], param: int, y_dtype: Any) -> _Runner:
+    """A function (dy, *xs data) -> the gradient of <f(xs), dy> w.r.t. xs[param]."""
+    if context.executing_eagerly():
+        def grad_eager(dy: np.ndarray, *data: np.ndarray) -> Any:
+            ts = [convert_to_tensor(d) for d in data]
+            with GradientTape() as tape:
+                tape.watch(ts[param])
+                y = f(*ts)
+            return _to_numpy(tape.gradient(y, ts[param],
+                                           output_gradients=convert_to_tensor(dy, y_dtype)))
+        return grad_eager
+    phs = [placeholder(x.dtype, x.shape) for x in xs]
+    y = convert_to_tensor(f(*phs))
+    dy_ph = placeholder(y.dtype)
+    (grad,) = gradients(y, phs[param], grad_ys=dy_ph)
+    sess = _session()
+
+    def grad_graph(dy: np.ndarray, *data: np.ndarray) -> Any:
+        if grad is None:
+            return None
+        return sess.run(grad, feed_dict={dy_ph: dy, **dict(zip(phs, data))})
+    return grad_graph
 
 
-def compute_gradient(f: Callable, x: Sequence[Any],
-                     delta: Optional[float] = None) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+def _scatter_row(jacobian: np.ndarray, row: int, grad: Any, x_val_size: int) -> None:
+    if isinstance(grad, IndexedSlicesValue):
+        for index, values in zip(np.asarray(grad.indices).ravel(), np.asarray(grad.values)):
+            begin = int(index) * x_val_size
+            jacobian[row, begin:begin + x_val_size] += np.asarray(values).ravel().view(
+                jacobian.dtype)
+    elif grad is not None:
+        jacobian[row, :] = np.ascontiguousarray(grad).ravel().view(jacobian.dtype)
+
+
+def _theoretical(f: Callable, y_shape: Tuple[int, ...], y_dtype: Any, xs: List[Tensor],
+                 data: List[np.ndarray], param: int) -> np.ndarray:
+    x = xs[param]
+    x_shape = tuple(data[param].shape) + ((2,) if x.dtype.is_complex else ())
+    y_size = _product(y_shape) * (2 if y_dtype.is_complex else 1)
+    jacobian = np.zeros((y_size, _product(x_shape)), dtype=x.dtype.real_dtype.as_numpy_dtype)
+    dy = np.zeros(y_shape, dtype=y_dtype.as_numpy_dtype)
+    dy_flat = dy.ravel().view(y_dtype.real_dtype.as_numpy_dtype)
+    grad_fn = _prepare_grad(f, xs, param, y_dtype)
+    for row in range(y_size):
+        dy_flat[row] = 1
+        _scatter_row(jacobian, row, grad_fn(dy, *data), _product(x_shape[1:]))
+        dy_flat[row] = 0
+    if y_size == 0:
+        grad = grad_fn(dy, *data)
+        if grad is not None:
+            grad = np.asarray(grad)
+            if grad.shape != data[param].shape:
+                raise ValueError(f"Empty gradient has wrong shape: expected "
+                                 f"{data[param].shape}, got {grad.shape}")
+            if np.any(grad):
+                raise ValueError("Empty tensor with nonzero gradients")
+    return jacobian
+
+
+def _numerical(run: _Runner, y_size: int, y_dtype: Any, xs: List[Tensor],
+               data: List[np.ndarray], param: int, delta: float) -> np.ndarray:
+    x_dtype = xs[param].dtype
+    real_x = x_dtype.real_dtype.as_numpy_dtype
+    real_y = y_dtype.real_dtype.as_numpy_dtype
+    x_size = data[param].size * (2 if x_dtype.is_complex else 1)
+    jacobian = np.zeros((y_size * (2 if y_dtype.is_complex else 1), x_size), dtype=real_x)
+    values = [np.array(d) for d in data]
+    flat = values[param].reshape(-1).view(real_x)   # a view: perturbs values[param] in place
+    scale = np.asarray(2 * delta, dtype=real_y)[()]
+    for col in range(x_size):
+        original = flat[col]
+        flat[col] = original + delta
+        y_pos = np.asarray(run(*values))
+        flat[col] = original - delta
+        y_neg = np.asarray(run(*values))
+        flat[col] = original
+        jacobian[:, col] = np.ascontiguousarray((y_pos - y_neg) / scale).ravel().view(real_y)
+    return jacobian
+
+
+def _check_dtype(dtype: Any, what: str) -> None:
+    assert dtype.base_dtype in _CHECKABLE, (
+        f"Cannot compute gradient for unsupported type {dtype.name} of {what}")
+
+
+def compute_gradient(f: Any, x: Any = None, delta: float = 1e-3, *args: Any,
+                     **kwargs: Any) -> Tuple[Tuple[np.ndarray, ...], Tuple[np.ndarray, ...]]:
     """(theoretical, numerical) Jacobians of `f` at `x` (a list of inputs), one per input.
 
-    Each Jacobian has shape (x_i.size, y.size): entry [j, k] is dy_k / dx_ij.
+    Each has shape (y.size, x_i.size), doubled per complex side; entry [k, j]
+    is dy_k / dx_ij, as `tf.test.compute_gradient`. Raises ValueError when `x`
+    is not a list or tuple, or when f's output is empty but its gradient is not.
     """
+    if not callable(f):
+        return gradient_checker_v1.compute_gradient(f, x, delta, *args, **kwargs)
     if not isinstance(x, (list, tuple)):
-        raise ValueError("`x` must be a list or tuple of inputs to `f`")
-    xs = [np.array(_to_array(v)) for v in nest.flatten(list(x))]
-    y = _eval(f, xs)
-    return _theoretical(f, xs, y), _numerical(f, xs, y, delta)
+        raise ValueError("`x` must be a list or tuple of values convertible to a Tensor "
+                         f"(arguments to `f`), not a {type(x)}")
+    xs = [convert_to_tensor(v) for v in x]
+    data = [np.array(_to_numpy(v)) for v in xs]
+    run = _prepare(f, xs)
+    y = np.asarray(run(*data))
+    y_dtype = dtypes.as_dtype(y.dtype)
+    theoretical, numerical = [], []
+    for param, x_tensor in enumerate(xs):
+        _check_dtype(x_tensor.dtype, f"argument {param}")
+        _check_dtype(y_dtype, "y")
+        theoretical.append(_theoretical(f, y.shape, y_dtype, xs, data, param))
+        numerical.append(_numerical(run, y.size, y_dtype, xs, data, param, delta))
+    return tuple(theoretical), tuple(numerical)
 
 
 def max_error(grad1: Sequence[np.ndarray], grad2: Sequence[np.ndarray]) -> float:

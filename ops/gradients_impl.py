@@ -74,9 +74,9 @@ def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_o
             if n is None:
                 raise ValueError(f"hessians needs a statically known shape for {x.name}, "
                                  f"got {x.shape}")
-            if grad is None:
-                result.append(array_ops.zeros(x.shape.as_list() * 2, x.dtype))
-                continue
+            if grad is None:   # TF 2.21 fails here too (reshaping None): no silent zeros
+                raise ValueError(f"hessians: {x.name} is not connected to ys (its gradient is "
+                                 "None); None values not supported.")
             flat = array_ops.reshape(grad, [-1])
             if USE_PFOR:
                 rows = _rows_vectorized(flat, x, n, kwargs)
@@ -98,8 +98,10 @@ def _rows_vectorized(flat: Any, x: Any, n: int, kwargs: dict) -> Any:
     ops = graph.get_operations()
     mark = ops[-1].id if ops else 0
     seed = array_ops.zeros_like(flat)  # stands for the seeds; not run after conversion
-    (row,) = gradients(flat, x, grad_ys=seed, unconnected_gradients=UnconnectedGradients.ZERO,
-                       **kwargs)
+    (row,) = gradients(flat, x, grad_ys=seed, **kwargs)
+    if row is None:   # the gradient does not depend on x: TF 2.21 raises a ValueError too
+        raise ValueError(f"hessians: the gradient with respect to {x.name} does not depend on "
+                         f"{x.name} (its second derivative is None); None values not supported.")
     converter = Converter(graph, mark, n, rerun=False)
     converter.bind(seed, OneHot(n, [n], flat.dtype))
     ((value, is_batched),) = converter.convert([row])

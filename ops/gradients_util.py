@@ -138,8 +138,8 @@ def default_grad_ys(grad_ys: Optional[Sequence[Any]], ys: Sequence[Any]) -> list
     for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
         if grad_y is None:
             if y.dtype.is_complex:
-                raise TypeError(f"Gradients of complex tensors must set grad_ys "
-                                f"(y.dtype = {y.dtype!r})")
+                raise TypeError(f"Gradients of complex tensors ({y!r}) must set grad_ys "
+                                f"(y.dtype = {y.dtype.name})")
             if not y.dtype.is_numeric:
                 raise TypeError(f"Tensor {y} with type {y.dtype.name} must be numeric to "
                                 "obtain a default gradient")
@@ -229,13 +229,15 @@ def _gradients(ys, xs, grad_ys, name, gate_gradients, aggregation_method, stop_g
     method = check_aggregation_method(aggregation_method)
     ys = [convert_to_tensor(y) if not isinstance(y, Tensor) else y for y in as_list(ys)]
     xs = [as_gradient_source(x) for x in as_list(xs)]
+    xs = [x if isinstance(x, Tensor) or x is None else convert_to_tensor(x) for x in xs]
     if graph.building_function:  # outer values are differentiated through their captures
         xs = [graph.capture(x) if isinstance(x, Tensor) and not isinstance(x, SymbolicTensor)
               else x for x in xs]
     for x in xs:
         if not isinstance(x, SymbolicTensor):
             raise TypeError(f"dg.gradients xs must be graph tensors or variables, got {x!r}")
-    stop_tensors = [as_gradient_source(t) for t in as_list(stop_gradients or [])]
+    stop_tensors = [as_gradient_source(t) for t in
+                    (as_list(stop_gradients) if stop_gradients is not None else [])]
     with graph.name_scope(name or "gradients"):
         grad_ys = default_grad_ys(grad_ys, ys)
         to_ops = [y.op for y in ys]

@@ -71,8 +71,7 @@ class GraphFunction:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.output_specs = [(t.dtype, t.shape) for t in self.outputs]
-        self._plan = None
-        self._num_effects = 0
+        self._plan: Optional[Tuple[Any, int]] = None
         self._backward: Dict[Tuple[int, ...], Any] = {}
         self._extended: Dict[Tuple[int, ...], GraphFunction] = {}
         self._input_index = {id(t): i for i, t in enumerate(self.inputs)}
@@ -87,16 +86,18 @@ class GraphFunction:
 
     def run(self, resources: Any, arrays: Sequence[Any]) -> tuple:
         """The output values for input values `arrays` (a kernel's job)."""
-        plan = self._plan
-        if plan is None:
+        compiled = self._plan
+        if compiled is None:
             # Ops with side effects run even when no output depends on them, in
             # program order (op ids), as TF's automatic control dependencies do.
             effects = self.effect_ops
-            plan = self._plan = compile_plan(self.graph, self.outputs + effects, self.inputs,
-                                             self.name)
-            self._num_effects = len(effects)
+            plan = compile_plan(self.graph, self.outputs + effects, self.inputs, self.name)
+            # One assignment publishes plan and effect count together: a thread
+            # calling concurrently sees both or neither.
+            compiled = self._plan = (plan, len(effects))
+        plan, num_effects = compiled
         values = run_plan(plan, tuple(arrays), resources)
-        return values[:len(values) - self._num_effects] if self._num_effects else values
+        return values[:len(values) - num_effects] if num_effects else values
 
     def input_index(self, tensor: Any) -> Optional[int]:
         return self._input_index.get(id(tensor))

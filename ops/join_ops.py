@@ -5,7 +5,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..eager import context
 from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -13,6 +15,8 @@ from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .shape_rules import check_same_dtype, normalize_axis
 from .tensor_util import constant_value
+
+_state = context.state
 
 
 def _concat_kernel(*xs, axis):
@@ -47,11 +51,21 @@ def _concat_infer(inputs, attrs):
     return [(dtype, TensorShape(tuple(dims)))]
 
 
-CONCAT = declare_op("ConcatV2", _concat_kernel, _concat_infer, grad_inputs=())
+CONCAT = declare_op("ConcatV2", _concat_kernel, _concat_infer, grad_inputs=(),
+                    same_dtype=slice(None))
 
 
 def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat"):
-    """Joins tensors along an existing axis."""
+    """Joins tensors along an existing axis. A single tensor (not in a list) or a
+    list of one is returned as it is, whatever `axis` (TF's degenerate case)."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if not values:
+        message = "List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum " \
+            "length 2."
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, message)
+        raise ValueError(message)
     tensors = [convert_to_tensor(v) for v in values]
     if len(tensors) == 1:
         return tensors[0]
@@ -83,14 +97,21 @@ def _pack_infer(inputs, attrs):
     return [(dtype, TensorShape(tuple(dims)))]
 
 
-PACK = declare_op("Pack", _pack_kernel, _pack_infer, grad_inputs=())
+PACK = declare_op("Pack", _pack_kernel, _pack_infer, grad_inputs=(), same_dtype=slice(None))
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: Optional[str] = "stack"):
-    """Joins same-shape tensors along a new axis."""
+    """Joins same-shape tensors along a new axis. An empty list stacks (along axis
+    0) to an empty float32 vector, as TF's conversion of [] does."""
+    if not isinstance(values, (list, tuple)):
+        if axis == 0:  # TF converts the value as one tensor
+            return convert_to_tensor(values, name=name)
+        values = list(values)
+    if not values:
+        if axis != 0:
+            raise ValueError(f"stack: an empty list of values has no axis {axis}")
+        return convert_to_tensor(np.zeros((0,), np.float32), name=name)
     tensors = [convert_to_tensor(v) for v in values]
-    if not tensors:
-        raise ValueError("stack needs at least one tensor")
     dtype_hint = tensors[0].dtype
     tensors = [t if t.dtype == dtype_hint else convert_to_tensor(v, dtype_hint=dtype_hint)
                for t, v in zip(tensors, values)]

@@ -148,7 +148,22 @@ def _triangular_solve_kernel(matrix, rhs, *, lower=True, adjoint=False):
     batch = np.broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
     tri = np.broadcast_to(tri, batch + matrix.shape[-2:])
     rhs = np.broadcast_to(rhs, batch + rhs.shape[-2:])
+    if not np.isfinite(tri).all():
+        return _substitute(tri, rhs, lower != adjoint)
     return np.linalg.solve(tri, rhs)
+
+
+def _substitute(tri: np.ndarray, rhs: np.ndarray, lower: bool) -> np.ndarray:
+    """Forward (lower) or back substitution: a NaN or Inf in the matrix reaches
+    exactly the unknowns that depend on it, as in TF (LU pivoting would not)."""
+    n = tri.shape[-1]
+    out = np.zeros(np.broadcast_shapes(tri.shape[:-1], rhs.shape[:-1]) + rhs.shape[-1:],
+                   np.result_type(tri, rhs))
+    for i in (range(n) if lower else range(n - 1, -1, -1)):
+        known = slice(0, i) if lower else slice(i + 1, n)
+        partial = np.einsum("...j,...jk->...k", tri[..., i, known], out[..., known, :])
+        out[..., i, :] = (rhs[..., i, :] - partial) / tri[..., i, i:i + 1]
+    return out
 
 
 def _triangular_solve_infer(inputs, attrs):
@@ -166,10 +181,12 @@ def _triangular_solve_infer(inputs, attrs):
 
 
 MATRIX_SOLVE = declare_op("MatrixSolve", _lapack(_solve_kernel), _solve_infer, input_kinds=FLOAT,
-                          grad_inputs=(0,), grad_outputs=(0,))
+                          grad_inputs=(0,), grad_outputs=(0,),
+                          same_dtype=slice(None))
 MATRIX_TRIANGULAR_SOLVE = declare_op("MatrixTriangularSolve", _lapack(_triangular_solve_kernel),
                                      _triangular_solve_infer, input_kinds=FLOAT,
-                                     grad_inputs=(0,), grad_outputs=(0,))
+                                     grad_inputs=(0,), grad_outputs=(0,),
+                                     same_dtype=slice(None))
 
 
 # -- decompositions ---------------------------------------------------------------------------
@@ -202,11 +219,25 @@ def _eigh_infer(inputs, attrs):
 
 
 def _svd_kernel(x, *, compute_uv=True, full_matrices=False):
+    bad = ~np.isfinite(x).all(axis=(-2, -1))  # LAPACK rejects these: TF answers NaN
+    if bad.any():
+        x = np.where(bad[..., None, None], 0, x)
     if not compute_uv:
         empty = np.zeros((0,), x.dtype)
-        return np.linalg.svd(x, compute_uv=False), empty, empty
+        s = np.linalg.svd(x, compute_uv=False)
+        return _nan_where(bad, s), empty, empty
     u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
-    return s, u, np.ascontiguousarray(np.conj(np.swapaxes(vh, -1, -2)))
+    v = np.ascontiguousarray(np.conj(np.swapaxes(vh, -1, -2)))
+    return _nan_where(bad, s), _nan_where(bad, u), _nan_where(bad, v)
+
+
+def _nan_where(bad: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """`value` with the batch items marked in `bad` set to NaN."""
+    if not bad.any():
+        return value
+    value = value.copy()
+    value[bad] = np.nan
+    return value
 
 
 def _svd_infer(inputs, attrs):

@@ -121,7 +121,7 @@ def _pad_infer(inputs, attrs):
     return [(x.dtype, _padded_shape(x, paddings, None))]
 
 
-PAD = declare_op("PadV2", _pad_kernel, _pad_infer, grad_inputs=(1,))
+PAD = declare_op("PadV2", _pad_kernel, _pad_infer, grad_inputs=(1,), same_dtype=slice(0, 3, 2))
 
 
 def _mirror_pad_kernel(x, paddings, *, mode):
@@ -149,7 +149,7 @@ def _mirror_pad_grad_kernel(grad, paddings, *, mode):
         summed = np.zeros((n,) + moved.shape[1:], dtype=grad.dtype)
         np.add.at(summed, source, moved)
         out = np.moveaxis(summed, 0, axis)
-    return np.ascontiguousarray(out)
+    return out if out.flags.c_contiguous else out.copy()  # (ascontiguousarray makes 0-d 1-d)
 
 
 def _mirror_pad_grad_infer(inputs, attrs):
@@ -252,7 +252,7 @@ def _one_hot_infer(inputs, attrs):
     return [(on_value.dtype, TensorShape(tuple(dims)))]
 
 
-ONE_HOT = declare_op("OneHot", _one_hot_kernel, _one_hot_infer, grad_inputs=())
+ONE_HOT = declare_op("OneHot", _one_hot_kernel, _one_hot_infer, input_kinds="iu", grad_inputs=())
 
 
 def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None,

@@ -41,9 +41,11 @@ def _matmul_infer(inputs, attrs):
 
 
 MATMUL = declare_op("MatMul", _matmul_kernel, _matmul_infer, input_kinds="fciu",
-                    grad_inputs={0: (1,), 1: (0,)})
+                    grad_inputs={0: (1,), 1: (0,)},
+                    same_dtype=slice(None))
 BATCH_MATMUL = declare_op("BatchMatMulV2", _matmul_kernel, _matmul_infer, input_kinds="fciu",
-                          grad_inputs={0: (1,), 1: (0,)})
+                          grad_inputs={0: (1,), 1: (0,)},
+                          same_dtype=slice(None))
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,

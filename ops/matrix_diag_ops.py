@@ -96,7 +96,8 @@ def _matrix_set_diag_infer(inputs, attrs):
 
 
 MATRIX_SET_DIAG = declare_op("MatrixSetDiag", _matrix_set_diag_kernel, _matrix_set_diag_infer,
-                             input_kinds=NUMERIC + "b", grad_inputs=())
+                             input_kinds=NUMERIC + "b", grad_inputs=(),
+                             same_dtype=slice(None))
 
 
 # -- MatrixBandPart: keep num_lower sub- and num_upper super-diagonals (-1: all) --------

@@ -4,7 +4,12 @@ Decision (documented in docs/linalg.md): at a zero input the gradient of every
 norm is the subgradient 0, not NaN. A plain sqrt(sum(x^2)) differentiates to
 x / 0 there; we take the square root of a value that is 1 where the sum is 0
 and select 0 in that case (the double-`where` remedy), so both the value and
-every derivative order stay finite.
+every derivative order stay finite. Only an exact zero is special: a NaN sum
+gives a NaN norm and NaN gradients, as in TensorFlow.
+
+As in TensorFlow, the euclidean/Frobenius norm (and the vector 2-norm) of a
+complex tensor has the complex dtype (a zero imaginary part); ord 1, inf,
+p and the matrix 2-norm are real.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ import numpy as np
 from .array_ops import expand_dims, ones_like, squeeze, transpose, where, zeros_like
 from .constant_op import convert_to_tensor
 from .linalg_ops import svd
-from .math_ops import abs as abs_, greater, pow as pow_, sqrt, square
+from .math_ops import abs as abs_, cast, not_equal, pow as pow_, sqrt, square
 from .reduction_ops import reduce_max, reduce_sum
 
 _VECTOR_ORDS = ("euclidean", 1, 2, np.inf)
@@ -53,10 +58,11 @@ def _check_args(ord: Any, axis: Any):  # noqa: A002
 
 
 def _safe_root(total: Any, root: Any) -> Any:
-    """root(total) where total > 0, else 0, with gradient 0 (not NaN) at total == 0."""
-    positive = greater(total, 0)
-    safe = where(positive, total, ones_like(total))
-    return where(positive, root(safe), zeros_like(total))
+    """root(total) where total != 0 (NaN included), else 0, with gradient 0 (not
+    NaN) at total == 0; total is a sum of non-negative terms or NaN."""
+    nonzero = not_equal(total, 0)
+    safe = where(nonzero, total, ones_like(total))
+    return where(nonzero, root(safe), zeros_like(total))
 
 
 def _matrix_two_norm(x: Any, axis: tuple, keepdims: bool) -> Any:
@@ -67,7 +73,7 @@ def _matrix_two_norm(x: Any, axis: tuple, keepdims: bool) -> Any:
     perm = [i for i in range(rank) if i not in (a0, a1)] + [a0, a1]
     s = svd(transpose(x, perm), compute_uv=False)
     largest = reduce_max(s, axis=-1)
-    result = where(greater(largest, 0), largest, zeros_like(largest))
+    result = where(not_equal(largest, 0), largest, zeros_like(largest))
     if keepdims:
         for a in sorted((a0, a1)):
             result = expand_dims(result, a)
@@ -80,19 +86,23 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002 (T
 
     ord: 'euclidean' (default; the Frobenius norm for matrices), 'fro' (matrices
     only), 1, 2, inf (np.inf or 'inf'), or any positive real p for vector norms.
-    Real-valued for complex input. The gradient at a zero input (e.g. of the
-    euclidean norm at x = 0) is the subgradient 0, not NaN, to every order.
+    For complex input the euclidean/Frobenius/vector-2 norm has the input's
+    complex dtype, the others are real (TF's dtypes). NaN gives NaN. The
+    gradient at a zero input (e.g. of the euclidean norm at x = 0) is the
+    subgradient 0, not NaN, to every order.
     """
     ord = _canonical_ord(ord)  # noqa: A001
     axis, is_matrix = _check_args(ord, axis)
     keepdims = bool(keepdims)
     x = convert_to_tensor(tensor)
-    if x.dtype.is_complex:
+    complex_dtype = x.dtype if x.dtype.is_complex else None
+    if ord == 2 and is_matrix:
+        return _matrix_two_norm(x, axis, keepdims)  # singular values are real
+    if complex_dtype is not None:
         x = abs_(x)
-    if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
-        return _safe_root(reduce_sum(square(x), axis, keepdims=keepdims), sqrt)
-    if ord == 2:
-        return _matrix_two_norm(x, axis, keepdims)
+    if ord in ("euclidean", "fro") or ord == 2:
+        result = _safe_root(reduce_sum(square(x), axis, keepdims=keepdims), sqrt)
+        return result if complex_dtype is None else cast(result, complex_dtype)
     magnitude = abs_(x)
     if is_matrix:
         # 1: largest column sum (sum over rows); inf: largest row sum.

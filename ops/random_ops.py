@@ -183,6 +183,20 @@ def _uniform_int_infer(inputs, attrs):
     return [(attrs["dtype"], shape_from_tensor(inputs[0]))]
 
 
+def _shuffle_kernel(resources, value, *, dtype, stream):
+    if value.ndim == 0:
+        raise ValueError("shuffle needs a tensor of rank >= 1, got a scalar")
+    return value[_generator(resources, stream).permutation(value.shape[0])]
+
+
+def _shuffle_infer(inputs, attrs):
+    if inputs[0].shape.rank == 0:
+        raise ValueError("shuffle needs a tensor of rank >= 1, got a scalar")
+    return [(inputs[0].dtype, inputs[0].shape)]
+
+
+RANDOM_SHUFFLE = declare_op("RandomShuffle", _shuffle_kernel, _shuffle_infer,
+                            stateful=True, grad_inputs=())
 RANDOM_STANDARD_NORMAL = declare_op("RandomStandardNormal", _normal_kernel, _random_infer,
                                     stateful=True, grad_inputs=())
 RANDOM_UNIFORM = declare_op("RandomUniform", _uniform_kernel, _random_infer,
@@ -241,8 +255,15 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     return add(multiply(values, maxval - minval), minval)
 
 
+def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None):
+    """`value` with its first dimension randomly permuted (not differentiable, as TF)."""
+    value = convert_to_tensor(value)
+    attrs = _random_attrs(RANDOM_SHUFFLE.type, value.dtype, seed)
+    return apply_op(RANDOM_SHUFFLE, (value,), attrs, name)
+
+
 def _is_number(value: Any, target: float) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == target
 
 
-__all__ = ["normal", "uniform", "set_seed"]
+__all__ = ["normal", "uniform", "set_seed", "shuffle"]

@@ -54,10 +54,20 @@ def _mean(x, axis, keepdims, dtype=None):
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
-def _minmax(np_func):
+def _lowest(dtype: np.dtype) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _minmax(np_func, identity):
+    """Max/Min; over an empty axis the result is the identity (TF: -inf/+inf for
+    floats, the dtype's lowest/highest integer), NaN propagates."""
     def kernel(x, *, axis, keepdims):
         if x.size == 0:
-            raise ValueError("reduction of an empty tensor has no identity")
+            return np.asarray(np_func(x, axis=axis, keepdims=keepdims, initial=identity(x.dtype)))
         return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
     return kernel
 
@@ -66,10 +76,18 @@ SUM = declare_op("Sum", _reducer(np.sum), reduction(), input_kinds="fciu", grad_
 MEAN = declare_op("Mean", _reducer(_mean, keep_int_dtype=False), reduction(),
                   input_kinds="fciu", grad_inputs=(0,))
 PROD = declare_op("Prod", _reducer(np.prod), reduction(), input_kinds="fciu", grad_inputs=(0,))
-MAX = declare_op("Max", _minmax(np.max), reduction(), input_kinds="fiu",
+MAX = declare_op("Max", _minmax(np.max, _lowest), reduction(), input_kinds="fiu",
                  grad_inputs=(0,), grad_outputs=(0,))
-MIN = declare_op("Min", _minmax(np.min), reduction(), input_kinds="fiu",
+MIN = declare_op("Min", _minmax(np.min, _highest), reduction(), input_kinds="fiu",
                  grad_inputs=(0,), grad_outputs=(0,))
+def _euclidean_norm(x, axis, keepdims):
+    magnitude = np.abs(x) if x.dtype.kind == "c" else x
+    out = np.sqrt(np.sum(magnitude * magnitude, axis=axis, keepdims=keepdims))
+    return out.astype(x.dtype)  # complex input gives a complex result, as in TF
+
+
+EUCLIDEAN_NORM = declare_op("EuclideanNorm", _reducer(_euclidean_norm, keep_int_dtype=False),
+                            reduction(), input_kinds="fci", grad_inputs=(0,), grad_outputs=(0,))
 ALL = declare_op("All", _reducer(np.all, False), reduction(), input_kinds="b", grad_inputs=())
 ANY = declare_op("Any", _reducer(np.any, False), reduction(), input_kinds="b", grad_inputs=())
 
@@ -108,6 +126,12 @@ def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     return _reduce(MIN, input_tensor, axis, keepdims, name)
 
 
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: Optional[str] = None):
+    """sqrt(sum(|x|**2)) over `axis`: one op, so its gradient is x / norm (NaN at 0, as TF)."""
+    return _reduce(EUCLIDEAN_NORM, input_tensor, axis, keepdims, name)
+
+
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: Optional[str] = None):
     return _reduce(ALL, input_tensor, axis, keepdims, name)
@@ -135,7 +159,8 @@ def _add_n_infer(inputs, attrs):
     return [(dtype, shape)]
 
 
-ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad_inputs=())
+ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad_inputs=(),
+                   same_dtype=slice(None))
 
 
 def add_n(inputs: Sequence[Any], name: Optional[str] = None):

@@ -8,6 +8,7 @@ variable) sees the live value, as a `tf.function` does in TensorFlow.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -48,26 +49,48 @@ def _read_infer(inputs, attrs):
 
 def _assign_kernel(resources: Any, variable: Any, value: np.ndarray) -> None:
     _check_shape(variable, value, "assign to")
-    _store(resources, variable).write(variable, value)
+    with variable.update_lock:
+        _store(resources, variable).write(variable, value)
 
 
 def _assign_add_kernel(resources: Any, variable: Any, value: np.ndarray) -> None:
     store = _store(resources, variable)
-    old = store.read(variable)
-    _check_shape(variable, np.broadcast(old, value), "update")
-    store.write(variable, old + value)
+    with variable.update_lock:  # read-modify-write: atomic against every other update
+        old = store.read(variable)
+        _check_shape(variable, np.broadcast(old, value), "update")
+        store.write(variable, old + value)
 
 
 def _assign_sub_kernel(resources: Any, variable: Any, value: np.ndarray) -> None:
     store = _store(resources, variable)
-    old = store.read(variable)
-    _check_shape(variable, np.broadcast(old, value), "update")
-    store.write(variable, old - value)
+    with variable.update_lock:
+        old = store.read(variable)
+        _check_shape(variable, np.broadcast(old, value), "update")
+        store.write(variable, old - value)
+
+
+def _writable(store: Any, variable: Any, old: np.ndarray) -> np.ndarray:
+    """`old` itself when nothing else holds it, else a copy (TF's copy-on-write).
+
+    A value is never mutated while a read of it may still be alive (a tensor,
+    a tape entry, a Session intermediate): TensorFlow copies a variable's
+    buffer before an in-place update unless its reference count is one; we
+    ask CPython the same question. References counted: the store's, the
+    caller's `old`, this frame's argument and getrefcount's own argument.
+    """
+    if old.base is None and old.flags.writeable and sys.getrefcount(old) <= 4:
+        return old
+    return old.copy()
 
 
 def _scatter(resources: Any, variable: Any, indices: np.ndarray, updates: np.ndarray,
-             sign: int) -> None:
-    store = _store(resources, variable)
+             mode: str) -> None:
+    with variable.update_lock:
+        _scatter_locked(_store(resources, variable), variable, indices, updates, mode)
+
+
+def _scatter_locked(store: Any, variable: Any, indices: np.ndarray, updates: np.ndarray,
+                    mode: str) -> None:
     old = store.read(variable)
     if old.ndim == 0:
         raise ValueError(f"Cannot scatter into scalar variable '{variable.name}'")
@@ -81,19 +104,28 @@ def _scatter(resources: Any, variable: Any, indices: np.ndarray, updates: np.nda
         raise ValueError(f"updates of shape {updates.shape} do not match indices of shape "
                          f"{indices.shape} into variable '{variable.name}' of shape {old.shape} "
                          f"(expected {expected})")
-    new = old.copy()  # values are never mutated in place: earlier reads stay valid
-    np.add.at(new, indices, updates if sign > 0 else -updates)
+    new = _writable(store, variable, old)
+    del old
+    if mode == "update":
+        new[indices] = updates  # repeated indices: the last one wins
+    else:
+        np.add.at(new, indices, updates if mode == "add" else -updates)
     store.write(variable, new)
 
 
 def _scatter_add_kernel(resources: Any, variable: Any, indices: np.ndarray,
                         updates: np.ndarray) -> None:
-    _scatter(resources, variable, indices, updates, 1)
+    _scatter(resources, variable, indices, updates, "add")
 
 
 def _scatter_sub_kernel(resources: Any, variable: Any, indices: np.ndarray,
                         updates: np.ndarray) -> None:
-    _scatter(resources, variable, indices, updates, -1)
+    _scatter(resources, variable, indices, updates, "sub")
+
+
+def _scatter_update_kernel(resources: Any, variable: Any, indices: np.ndarray,
+                           updates: np.ndarray) -> None:
+    _scatter(resources, variable, indices, updates, "update")
 
 
 def _is_initialized_kernel(resources: Any, variable: Any) -> np.ndarray:
@@ -123,5 +155,8 @@ RESOURCE_SCATTER_ADD = declare_op("ResourceScatterAdd", _scatter_add_kernel, _no
                                   stateful=True, num_outputs=0, grad_inputs=(), side_effects=True)
 RESOURCE_SCATTER_SUB = declare_op("ResourceScatterSub", _scatter_sub_kernel, _no_outputs,
                                   stateful=True, num_outputs=0, grad_inputs=(), side_effects=True)
+RESOURCE_SCATTER_UPDATE = declare_op("ResourceScatterUpdate", _scatter_update_kernel, _no_outputs,
+                                     stateful=True, num_outputs=0, grad_inputs=(),
+                                     side_effects=True)
 VAR_IS_INITIALIZED = declare_op("VarIsInitializedOp", _is_initialized_kernel,
                                 _is_initialized_infer, stateful=True, grad_inputs=())

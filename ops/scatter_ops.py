@@ -10,6 +10,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..eager import context
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape, unknown_shape
 from .array_ops import reshape, shape, squeeze, where
@@ -19,6 +21,8 @@ from .indexed_slices_ops import gather
 from .join_ops import concat
 from .reduction_ops import reduce_prod
 from .tensor_util import shape_from_tensor
+
+_state = context.state
 
 
 def _index_tuple(indices: np.ndarray, shape, what: str) -> tuple:
@@ -35,7 +39,16 @@ def _index_tuple(indices: np.ndarray, shape, what: str) -> tuple:
             raise ValueError(f"{what}: indices{position} = "
                              f"{indices[tuple(position)].tolist()} does not index into "
                              f"shape {list(shape)}")
+    if k == 0:
+        # Each index of depth 0 addresses the whole tensor: index a new leading
+        # axis of length 1 (callers pass `array[None]`, see `_target`).
+        return (np.zeros(indices.shape[:-1], np.intp),)
     return tuple(np.moveaxis(indices, -1, 0))
+
+
+def _target(array: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """`array`, or a view with a new leading axis of length 1 for indices of depth 0."""
+    return array[None] if indices.shape[-1] == 0 else array
 
 
 def _check_indices_dtype(indices) -> None:
@@ -57,7 +70,8 @@ def _indexed_shape(indices: TensorShape, target: TensorShape) -> TensorShape:
 
 # -- gather_nd ------------------------------------------------------------------
 def _gather_nd_kernel(params, indices):
-    return np.asarray(params[_index_tuple(np.asarray(indices), params.shape, "GatherNd")])
+    indices = np.asarray(indices)
+    return np.asarray(_target(params, indices)[_index_tuple(indices, params.shape, "GatherNd")])
 
 
 def _gather_nd_infer(inputs, attrs):
@@ -72,17 +86,52 @@ GATHER_ND = declare_op("GatherNd", _gather_nd_kernel, _gather_nd_infer, grad_inp
 
 
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str] = None):
-    """out[i...] = params[indices[i..., 0], ..., indices[i..., K-1]] (a slice if K < rank)."""
-    if batch_dims != 0:
-        raise ValueError("gather_nd supports batch_dims=0 only")
-    return apply_op(GATHER_ND, (convert_to_tensor(params), convert_to_tensor(indices)),
-                    name=name)
+    """out[i...] = params[indices[i..., 0], ..., indices[i..., K-1]] (a slice if K < rank).
+
+    With `batch_dims` = b the first b axes of params and indices are batch axes:
+    each batch's indices address that batch's params (indices of known shape)."""
+    params, indices = convert_to_tensor(params), convert_to_tensor(indices)
+    if batch_dims:
+        _check_batch_dims(params, indices, int(batch_dims))
+        indices = _with_batch_coordinates(indices, int(batch_dims))
+    return apply_op(GATHER_ND, (params, indices), name=name)
+
+
+def _check_batch_dims(params: Any, indices: Any, batch_dims: int) -> None:
+    """The batch axes of params and indices agree (TF: InvalidArgumentError eagerly,
+    ValueError while building a graph)."""
+    p, i = params.shape, indices.shape
+    if p.rank is None or i.rank is None or min(p.rank, i.rank) < batch_dims:
+        return
+    if not p[:batch_dims].is_compatible_with(i[:batch_dims]):
+        message = (f"gather_nd: the {batch_dims} batch dimensions of params {p} and "
+                   f"indices {i} differ")
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, message)
+        raise ValueError(message)
+
+
+def _with_batch_coordinates(indices: Any, batch_dims: int) -> Any:
+    """indices [B..., N..., K] prefixed with each entry's batch coordinates [B..., N..., b+K]."""
+    shape = indices.shape
+    if not shape.is_fully_defined():
+        raise ValueError(f"gather_nd with batch_dims={batch_dims} needs indices of known "
+                         f"shape, got {shape}")
+    dims = shape.as_list()
+    if not 0 <= batch_dims < len(dims):
+        raise ValueError(f"gather_nd: batch_dims must be in [0, {len(dims)}) for indices of "
+                         f"shape {shape}, got {batch_dims}")
+    grid = np.stack(np.meshgrid(*[np.arange(d) for d in dims[:batch_dims]], indexing="ij"), -1)
+    grid = grid.reshape(dims[:batch_dims] + [1] * (len(dims) - 1 - batch_dims) + [batch_dims])
+    grid = np.broadcast_to(grid, dims[:-1] + [batch_dims]).astype(indices.dtype.as_numpy_dtype)
+    return concat([convert_to_tensor(grid), indices], -1)
 
 
 # -- scatter_nd -----------------------------------------------------------------
 def _scatter_nd_kernel(indices, updates, shape):
     out = np.zeros(tuple(int(d) for d in shape), dtype=updates.dtype)
-    np.add.at(out, _index_tuple(np.asarray(indices), out.shape, "ScatterNd"), updates)
+    indices = np.asarray(indices)
+    np.add.at(_target(out, indices), _index_tuple(indices, out.shape, "ScatterNd"), updates)
     return out
 
 
@@ -115,13 +164,15 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
 def _tensor_scatter(mode: str):
     def kernel(tensor, indices, updates):
         out = tensor.copy()
-        index = _index_tuple(np.asarray(indices), tensor.shape, f"TensorScatter{mode}")
+        indices = np.asarray(indices)
+        index = _index_tuple(indices, tensor.shape, f"TensorScatter{mode}")
+        target = _target(out, indices)
         if mode == "Update":
-            out[index] = updates
+            target[index] = updates
         elif mode == "Add":
-            np.add.at(out, index, updates)
+            np.add.at(target, index, updates)
         else:
-            np.subtract.at(out, index, updates)
+            np.subtract.at(target, index, updates)
         return out
     return kernel
 
@@ -137,11 +188,14 @@ def _tensor_scatter_infer(inputs, attrs):
 
 
 TENSOR_SCATTER_UPDATE = declare_op("TensorScatterUpdate", _tensor_scatter("Update"),
-                                   _tensor_scatter_infer, grad_inputs=(1,))
+                                   _tensor_scatter_infer, grad_inputs=(1,),
+                                   same_dtype=slice(0, 3, 2))
 TENSOR_SCATTER_ADD = declare_op("TensorScatterAdd", _tensor_scatter("Add"),
-                                _tensor_scatter_infer, grad_inputs=(1,))
+                                _tensor_scatter_infer, grad_inputs=(1,),
+                                same_dtype=slice(0, 3, 2))
 TENSOR_SCATTER_SUB = declare_op("TensorScatterSub", _tensor_scatter("Sub"),
-                                _tensor_scatter_infer, grad_inputs=(1,))
+                                _tensor_scatter_infer, grad_inputs=(1,),
+                                same_dtype=slice(0, 3, 2))
 
 
 def _apply_tensor_scatter(op_def, tensor: Any, indices: Any, updates: Any, name: Optional[str]):

@@ -22,6 +22,7 @@ from ..framework.tensor_shape import TensorShape, unknown_shape
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .join_ops import stack
+from .math_ops import cast
 from .tensor_util import constant_value, shape_from_tensor
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -165,7 +166,8 @@ def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
     if not any(isinstance(v, Tensor) for v in values):
         return constant(np.array(values, dtype=dtype.as_numpy_dtype).reshape(-1))
-    return stack([v if isinstance(v, Tensor) else constant(v, dtype) for v in values])
+    return stack([(v if v.dtype == dtype else cast(v, dtype)) if isinstance(v, Tensor)
+                  else constant(v, dtype) for v in values])
 
 
 def _index_dtype(values: Sequence[Any]) -> dtypes.DType:

@@ -40,12 +40,16 @@ def _log_softmax_parts(x, axis):
 
 def _softmax(x, *, axis):
     _check_axis(x.ndim, axis)
+    if x.size == 0:  # nothing to normalise (np.max has no identity)
+        return np.empty_like(x)
     exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return exps / np.sum(exps, axis=axis, keepdims=True)
 
 
 def _log_softmax(x, *, axis):
     _check_axis(x.ndim, axis)
+    if x.size == 0:
+        return np.empty_like(x)
     shifted, log_sum = _log_softmax_parts(x, axis)
     return shifted - log_sum
 

@@ -9,6 +9,7 @@ Session; reads, assignments and scatters are graph ops, and
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any, Optional
 
@@ -28,6 +29,7 @@ from .dispatch import apply_op
 from .function_variables import check_creation, lifted_initial_value, record_created
 from .resource_variable_ops import (ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE,
                                     READ_VARIABLE, RESOURCE_SCATTER_ADD, RESOURCE_SCATTER_SUB,
+                                    RESOURCE_SCATTER_UPDATE,
                                     VAR_HANDLE, VAR_IS_INITIALIZED)
 
 _state = context.state
@@ -76,6 +78,9 @@ class Variable:
         if callable(initial_value):
             initial_value = initial_value()
         self._trainable = bool(trainable)
+        # Held by every update kernel across its read-modify-write, so concurrent
+        # assign/assign_add/scatter calls serialise; plain reads take no lock.
+        self.update_lock = threading.Lock()
         graph = _state.graph
         self.created_eagerly = graph is None
         base = name or "Variable"
@@ -285,6 +290,11 @@ class Variable:
     def scatter_sub(self, sparse_delta: Any, use_locking: bool = False,
                     name: Optional[str] = None) -> Any:
         return self._scatter(RESOURCE_SCATTER_SUB, sparse_delta, name)
+
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False,
+                       name: Optional[str] = None) -> Any:
+        """Sets rows `sparse_delta.indices` to `sparse_delta.values` (others untouched)."""
+        return self._scatter(RESOURCE_SCATTER_UPDATE, sparse_delta, name)
 
     # -- Python protocol: behave like the value -----------------------------------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:

@@ -48,6 +48,19 @@ def _scatter_ref(sign):
     return ref
 
 
+def _scatter_update(x, updates):
+    v = dg.Variable(dg.zeros_like(x))
+    a = v.assign(x)
+    slices = dg.IndexedSlices(updates, dg.constant([0, 2]))
+    return dg.identity(_then(a, lambda: v.scatter_update(slices)))
+
+
+def _scatter_update_ref(x, updates):
+    out = x.copy()
+    out[[0, 2]] = updates
+    return out
+
+
 def _is_initialized(x):
     v = dg.Variable(dg.zeros_like(x))
     a = v.assign(x)
@@ -62,6 +75,8 @@ ROWS = [
            inputs(normal(4, 2), normal(3, 2)), order=0),
     OpSpec("variable_scatter_sub", _scatter("scatter_sub"), _scatter_ref(-1),
            inputs(normal(4, 2), normal(3, 2)), order=0),
+    OpSpec("variable_scatter_update", _scatter_update, _scatter_update_ref,
+           inputs(normal(4, 2), normal(2, 2)), order=0),
     OpSpec("variable_is_initialized", _is_initialized, lambda x: np.array(True),
            inputs(normal(2)), order=0),
 ]

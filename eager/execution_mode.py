@@ -1,0 +1,43 @@
+"""tf.compat.v1.disable_eager_execution / enable_eager_execution, for the calling thread.
+
+Disabling eager execution makes a fresh default graph current, so that a TF1
+program (placeholders, Session.run) runs unchanged; enabling it again drops
+that graph. duograd's mode is per thread, so these affect the calling thread.
+"""
+from __future__ import annotations
+
+from typing import Any, List
+
+from ..framework.graph import Graph
+from . import context
+
+_state = context.state
+
+
+def disable_eager_execution() -> None:
+    """Build graphs from now on (until enable_eager_execution), as TF1 did."""
+    if context.executing_eagerly():
+        graph = Graph()
+        context.push_graph(graph)
+        _disabled().append(graph)
+
+
+def enable_eager_execution(config: Any = None, device_policy: Any = None,
+                           execution_mode: Any = None) -> None:
+    """Undo disable_eager_execution; ValueError while another graph is being built."""
+    disabled = _disabled()
+    if not disabled:
+        return
+    graph = disabled[-1]
+    if context.current_graph() is not graph:
+        raise ValueError("tf.enable_eager_execution must be called at program startup "
+                         "(not inside a graph's as_default block).")
+    context.pop_graph(graph)
+    disabled.pop()
+
+
+def _disabled() -> List[Any]:
+    return _state.eager_disabled_graphs
+
+
+__all__ = ["disable_eager_execution", "enable_eager_execution"]

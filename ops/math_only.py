@@ -1,0 +1,13 @@
+"""The names TF has under tf.math but not at the top level (dg.math only)."""
+from .math_ops import mod as floormod
+from .moments_ops import reduce_std, reduce_variance
+from .nan_safe_ops import multiply_no_nan, nextafter, xlog1py
+from .reduction_ops import reduce_euclidean_norm
+from .segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
+                          unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
+                          unsorted_segment_prod, unsorted_segment_sqrt_n)
+
+__all__ = ["floormod", "reduce_std", "reduce_variance", "multiply_no_nan", "nextafter", "xlog1py",
+           "reduce_euclidean_norm", "segment_max", "segment_mean", "segment_min",
+           "segment_prod", "segment_sum", "unsorted_segment_max", "unsorted_segment_mean",
+           "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n"]

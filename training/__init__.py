@@ -1,0 +1,6 @@
+"""Training on top of the differentiation core: Module, optimizers, schedules.
+
+Nothing in the core imports this package; the public namespaces
+(`dg.Module`, `dg.keras.optimizers`, `dg.train`, `dg.compat.v1.train`) are
+assembled in `training/namespaces.py`.
+"""
