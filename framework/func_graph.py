@@ -218,7 +218,7 @@ def init_scope() -> Iterator[None]:
     state = _state
     stack = state.graph_stack
     depth = len(stack)
-    while depth and stack[depth - 1].building_function:
+    while depth and stack[depth - 1] is not None and stack[depth - 1].building_function:
         depth -= 1
     outer = stack[depth - 1] if depth else None
     saved = state.graph_stack, state.graph, state.tapes, state.accumulators
