@@ -39,7 +39,7 @@ from ..framework.tensor_spec import TensorSpec
 from . import function_config
 from .auto_control_deps import add_automatic_control_dependencies
 from .constant_op import convert_to_tensor
-from .function_variables import FORBID, LIFT
+from .function_variables import FORBID, LIFT, SINGLETON
 from .graph_function import GraphFunction, call_function, graph_output
 
 _state = context.state
@@ -379,7 +379,7 @@ class Function:
         if policy == LIFT:
             self._variable_policy = FORBID
             if created:
-                concrete, _ = self._trace(args, kwargs, FORBID)
+                concrete, _ = self._trace(args, kwargs, SINGLETON)
         return concrete
 
     def _trace(self, args: tuple, kwargs: dict, policy: str) -> Tuple[ConcreteFunction, bool]:

@@ -5,9 +5,10 @@ the function graph (`init_scope`) and made in the outermost context that is
 not a function body (eagerly, or in the v1 Graph the function is traced in),
 so it lives on across calls; its initial value is computed there too. A
 function whose first trace created variables is traced again, and creating a
-variable in that or any later trace raises TF's ValueError ("singleton
-variables created on the first call"): a function that makes a new variable
-on every call is an error, a counter created on the first call counts 1, 2, 3.
+variable in that trace raises TF's ValueError ("singleton variables created on
+the first call"), in a trace for a later call another ValueError ("non-first
+call"): a function that makes a new variable on every call is an error, a
+counter created on the first call counts 1, 2, 3.
 """
 from __future__ import annotations
 
@@ -18,13 +19,16 @@ from ..framework.func_graph import FuncGraph, init_scope
 from ..framework.graph import SymbolicTensor
 from ..framework.session import compile_plan, run_plan
 
-LIFT = "lift"      # the first trace: variables are created outside the function
-FORBID = "forbid"  # later traces: creating a variable is an error
+LIFT = "lift"            # the first trace: variables are created outside the function
+SINGLETON = "singleton"  # the first call's second trace: creating one again is an error
+FORBID = "forbid"        # traces of later calls: creating a variable is an error
 
 SINGLETON_ERROR = (
     "dg.function only supports singleton dg.Variables created on the first call. Make sure "
     "the dg.Variable is only created once or created outside dg.function (TensorFlow: "
     "https://www.tensorflow.org/guide/function#creating_tfvariables).")
+NON_FIRST_CALL_ERROR = ("Creating variables on a non-first call to a function decorated with "
+                        "dg.function.")  # TF 2.21's words
 
 
 def variable_policy(graph: Any) -> Optional[str]:
@@ -78,6 +82,8 @@ def _evaluate(tensor: SymbolicTensor) -> Any:
 def check_creation(graph: Any) -> bool:
     """Whether a variable made now is to be lifted; ValueError when forbidden."""
     policy = variable_policy(graph)
-    if policy == FORBID:
+    if policy == SINGLETON:
         raise ValueError(SINGLETON_ERROR)
+    if policy == FORBID:
+        raise ValueError(NON_FIRST_CALL_ERROR)
     return policy == LIFT
