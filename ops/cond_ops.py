@@ -8,7 +8,7 @@ with placeholders nobody reads. Gradient: grad_registry/control_flow_grad.py.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -49,14 +49,22 @@ def untaken_value(tensor: Any) -> np.ndarray:
 def _if_kernel(resources: Any, pred: Any, *ext: Any, branches: tuple, branch_inputs: tuple,
                branch_outputs: tuple, output_specs: tuple, then_branch: Any = None,
                else_branch: Any = None) -> list:
-    b = 0 if pred else 1
+    return run_branch(resources, 0 if pred else 1, ext, branches, branch_inputs,
+                      branch_outputs, len(output_specs))
+
+
+def run_branch(resources: Any, b: int, ext: tuple, branches: tuple, branch_inputs: tuple,
+               branch_outputs: tuple, n_outputs: int) -> list:
+    """The outputs of an If/Case op whose branch `b` runs on its share of `ext`."""
     outs = with_stack_room(branches[b].run, resources, [ext[i] for i in branch_inputs[b]])
-    result: List[Any] = [None] * len(output_specs)
+    result: List[Any] = [None] * n_outputs
     for value, slot in zip(outs, branch_outputs[b]):
         result[slot] = value
-    for tensor, slot in zip(branches[1 - b].outputs, branch_outputs[1 - b]):
-        if result[slot] is None:  # an extra forward value of the other branch
-            result[slot] = untaken_value(tensor)
+    for other, fn in enumerate(branches):
+        if other != b:
+            for tensor, slot in zip(fn.outputs, branch_outputs[other]):
+                if result[slot] is None:  # an extra forward value of another branch
+                    result[slot] = untaken_value(tensor)
     return result
 
 
@@ -97,7 +105,7 @@ _MISMATCH = ("true_fn and false_fn arguments to tf.cond must have the same numbe
              "overall structure of return values.")  # TF 2.21's words (a TypeError)
 
 
-def _check_branches(then_struct: Any, else_struct: Any, then_flat: list, else_flat: list) -> None:
+def check_branches(then_struct: Any, else_struct: Any, then_flat: list, else_flat: list) -> None:
     try:
         nest.assert_same_structure(then_struct, else_struct)
     except ValueError as error:
@@ -110,9 +118,10 @@ def _check_branches(then_struct: Any, else_struct: Any, then_flat: list, else_fl
         # Shapes may differ (TF 2.21): the output takes the most specific common shape.
 
 
-def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, list],
-             name: str) -> list:
-    """Adds the `If` op running one of the traced branch graphs; its outputs."""
+def build_if(pred: Any, graphs: Sequence[FuncGraph], flats: Sequence[list], name: str,
+             op_defs: Tuple[Any, Any] = None) -> list:
+    """Adds the `If` op (or with `op_defs` (stateful, stateless) a `Case` op) running
+    one of the traced branch graphs, selected by `pred`; its outputs."""
     sources, per_graph = union_captures(graphs)
     note_variable_reads(sources)
     inputs = [pred] + [capture_value(s) for s in sources]
@@ -121,7 +130,12 @@ def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, 
     if depth:
         fns = [fn.with_gradient_outputs(depth) for fn in fns]
     n = len(flats[0])
-    specs = [(t.dtype, relaxed_shape(t.shape, e.shape)) for t, e in zip(*flats)]
+    specs = []
+    for outputs in zip(*flats):
+        shape = outputs[0].shape
+        for t in outputs[1:]:
+            shape = relaxed_shape(shape, t.shape)
+        specs.append((outputs[0].dtype, shape))
     outputs_map = []
     for fn in fns:
         slots = list(range(n))
@@ -131,8 +145,10 @@ def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, 
         outputs_map.append(tuple(slots))
     attrs = {"branches": tuple(fns), "branch_inputs": tuple(per_graph),
              "branch_outputs": tuple(outputs_map), "output_specs": tuple(specs)}
-    attrs["then_branch"], attrs["else_branch"] = fns
-    op_def = IF if any(fn.is_stateful for fn in fns) else STATELESS_IF
+    stateful_def, stateless_def = op_defs or (IF, STATELESS_IF)
+    if op_defs is None:
+        attrs["then_branch"], attrs["else_branch"] = fns
+    op_def = stateful_def if any(fn.is_stateful for fn in fns) else stateless_def
     outs = apply_op(op_def, inputs, attrs, name)
     if outs:
         attach_control_captures(outs[0].op, graphs)
@@ -164,7 +180,7 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
                                                       true_fn)
     else_graph, else_struct, else_flat = trace_branch(unique_graph_name(prefix + "_false"),
                                                       false_fn)
-    _check_branches(then_struct, else_struct, then_flat, else_flat)
+    check_branches(then_struct, else_struct, then_flat, else_flat)
     outs = build_if(pred, (then_graph, else_graph), (then_flat, else_flat), name)
     return nest.pack_sequence_as(then_struct, outs)
 
