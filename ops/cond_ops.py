@@ -23,6 +23,7 @@ from ..framework.tensor_shape import TensorShape
 from .array_ops import identity
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
+from .tensor_array_ops import flatten_with_flows, pack_with_flows
 from .graph_function import (ALL_INDICES, GraphFunction, graph_output, needs_gradient,
                              note_variable_reads, union_captures)
 
@@ -93,7 +94,7 @@ def trace_branch(name: str, branch_fn: Callable[[], Any]) -> Tuple[FuncGraph, An
     graph = FuncGraph(name, outer_graph=_state.graph)
     with tracing(graph):
         result = branch_fn()
-        flat = [graph_output(graph, leaf) for leaf in nest.flatten(result)]
+        flat = [graph_output(graph, leaf) for leaf in flatten_with_flows(result)[0]]
     if any(t is None for t in flat):
         raise ValueError(f"{name} returned None (or an Operation) where a tensor is needed: "
                          f"{result!r}")
@@ -182,7 +183,7 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
                                                       false_fn)
     check_branches(then_struct, else_struct, then_flat, else_flat)
     outs = build_if(pred, (then_graph, else_graph), (then_flat, else_flat), name)
-    return nest.pack_sequence_as(then_struct, outs)
+    return pack_with_flows(then_struct, outs)  # TensorArrays come back as TensorArrays
 
 
 __all__ = ["cond"]

@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence
 
 from ..eager import context
-from ..framework import dtypes, nest
+from ..framework import dtypes
 from ..framework.func_graph import unique_graph_name
 from ..framework.op_def import declare_op
 from ..framework.registry import gradients_accepting_none
 from .cond_ops import build_if, check_branches, run_branch, trace_branch
 from .constant_op import convert_to_tensor
 from .graph_function import ALL_INDICES
+from .tensor_array_ops import pack_with_flows
 
 _state = context.state
 
@@ -86,7 +87,7 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] 
         check_branches(first_struct, struct, first_flat, flat)
     outs = build_if(index, [g for g, _, _ in traced], [flat for _, _, flat in traced], name,
                     op_defs=(CASE, STATELESS_CASE))
-    return nest.pack_sequence_as(first_struct, outs)
+    return pack_with_flows(first_struct, outs)
 
 
 __all__ = ["switch_case"]

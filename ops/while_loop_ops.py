@@ -26,6 +26,7 @@ from ..framework.registry import gradients_accepting_none
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from .cond_ops import Untaken
+from .tensor_array_ops import flatten_with_flows, pack_with_flows
 from .array_ops import identity, squeeze, stop_gradient
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
@@ -115,36 +116,6 @@ STATELESS_WHILE = declare_op("StatelessWhile", _while_kernel, _while_infer, num_
                              grad_outputs=None)
 gradients_accepting_none[WHILE.type] = ALL_INDICES
 gradients_accepting_none[STATELESS_WHILE.type] = ALL_INDICES
-
-
-# -- loop variables: nested structures, TensorArrays as their flow tensors -----
-def _flatten_vars(structure: Any) -> Tuple[list, list]:
-    """Flat tensors of the loop vars and, per leaf, how many tensors it spans."""
-    flat, spans = [], []
-    for leaf in nest.flatten(structure):
-        flows = getattr(leaf, "flow_tensors", None)
-        if flows is not None:
-            tensors = flows()
-            flat.extend(tensors)
-            spans.append(len(tensors))
-        else:
-            flat.append(leaf)
-            spans.append(0)
-    return flat, spans
-
-
-def _pack_vars(structure: Any, flat: list) -> Any:
-    leaves, i = [], 0
-    for leaf in nest.flatten(structure):
-        flows = getattr(leaf, "flow_tensors", None)
-        if flows is not None:
-            n = len(flows())
-            leaves.append(leaf.with_flows(flat[i:i + n]))
-            i += n
-        else:
-            leaves.append(flat[i])
-            i += 1
-    return nest.pack_sequence_as(structure, leaves)
 
 
 def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[TensorShape]:
@@ -243,13 +214,13 @@ def _no_gradient(leaf: Any) -> Any:
 
 
 def _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args):
-    flat, _ = _flatten_vars(loop_vars)
+    flat, _ = flatten_with_flows(loop_vars)
     invariants = _invariants(loop_vars, flat, shape_invariants)
     limit = None if maximum_iterations is None else int(maximum_iterations)
     count = 0
     while (limit is None or count < limit) and bool(_call(cond, loop_vars, as_args)):
         result = _normalize(_call(body, loop_vars, as_args), loop_vars, as_args)
-        _check_iteration(flat, invariants, _flatten_vars(result)[0])
+        _check_iteration(flat, invariants, flatten_with_flows(result)[0])
         loop_vars = result
         count += 1
     return loop_vars
@@ -260,7 +231,7 @@ def _trace_body(name: str, fn: Callable, loop_vars: Any, specs: list, as_args: b
     graph = FuncGraph(name, outer_graph=_state.graph)
     with tracing(graph):
         placeholders = [graph.add_input(dtype, shape, "loop_var") for dtype, shape in specs]
-        packed = _pack_vars(loop_vars, placeholders)
+        packed = pack_with_flows(loop_vars, placeholders)
         result = _call(fn, packed, as_args)
         if is_cond:
             pred = convert_to_tensor(result)
@@ -270,7 +241,7 @@ def _trace_body(name: str, fn: Callable, loop_vars: Any, specs: list, as_args: b
             result = loop_vars
         else:
             result = _normalize(result, loop_vars, as_args)
-            flat = [graph_output(graph, t) for t in _flatten_vars(result)[0]]
+            flat = [graph_output(graph, t) for t in flatten_with_flows(result)[0]]
     graph.outputs = flat
     return graph, flat, result
 
@@ -307,7 +278,7 @@ def _trainable(tensor: Any) -> bool:
 
 
 def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args, name):
-    flat, _ = _flatten_vars(loop_vars)
+    flat, _ = flatten_with_flows(loop_vars)
     invariants = _invariants(loop_vars, flat, shape_invariants)
     specs = [(t.dtype, shape) for t, shape in zip(flat, invariants)]
     prefix = f"{_state.graph.unique_name(name, mark_as_used=False).replace('/', '_')}"
@@ -345,7 +316,7 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
     results = list(outs[:n_vars])
     if not _state.graph.building_function:  # v1 graphs fetch Identity ops (as TF)
         results = [identity(t) for t in results]
-    return _pack_vars(body_result, results)  # TensorArrays keep the body's shapes
+    return pack_with_flows(body_result, results)  # TensorArrays keep the body's shapes
 
 
 __all__ = ["while_loop"]

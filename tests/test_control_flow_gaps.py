@@ -147,3 +147,23 @@ def test_loop_variable_changing_dtype_is_tfs_type_error():
     with pytest.raises(TypeError, match=r"Loop var Const:0 enters the loop with type <dtype: "
                                         r"'float32'> but has type <dtype: 'float16'>"):
         build()
+
+
+def test_cond_branches_may_return_tensor_arrays():
+    """TF 2.21 (cond_v2_test.testCondAndTensorArrayInDefun): squares of the positives."""
+    def squares_of_positives():
+        x = dg.range(-5, 5)
+        out = dg.TensorArray(dtype=dg.int32, size=10)
+
+        def body(i, out):
+            out = dg.cond(x[i] > 0, lambda: out.write(i, x[i] ** 2), lambda: out.write(i, x[i]))
+            return i + 1, out
+
+        return dg.while_loop(lambda i, _: i < 10, body, [dg.constant(0), out])[1].stack()
+
+    expected = [-5, -4, -3, -2, -1, 0, 1, 4, 9, 16]
+    np.testing.assert_array_equal(dg.function(squares_of_positives)().numpy(), expected)
+    np.testing.assert_array_equal(squares_of_positives().numpy(), expected)
+    with dg.Graph().as_default():
+        with dg.Session() as sess:
+            np.testing.assert_array_equal(sess.run(squares_of_positives()), expected)
