@@ -42,6 +42,7 @@ class FuncGraph(Graph):
         # (ops/function_variables.py): None defers to the enclosing graph.
         self.variable_policy: Optional[str] = None
         self.created_variables: List[Any] = []
+        self.deferred_initializers: List[Tuple[Any, SymbolicTensor]] = []  # (variable, value)
         # Ops of enclosing graphs named in control_dependencies inside this graph: the
         # op that runs this graph (call, If, While) takes them as control inputs.
         self.control_captures: List[Operation] = []

@@ -39,7 +39,7 @@ from ..framework.tensor_spec import TensorSpec
 from . import function_config
 from .auto_control_deps import add_automatic_control_dependencies
 from .constant_op import convert_to_tensor
-from .function_variables import FORBID, LIFT, SINGLETON
+from .function_variables import FORBID, LIFT, SINGLETON, initialize_deferred
 from .graph_function import GraphFunction, call_function, graph_output
 
 _state = context.state
@@ -308,12 +308,13 @@ class Function:
         if self.input_signature is not None:
             flat = nest.flatten(list(self._signature_args(args, kwargs)))
             concrete = self._lookup_or_trace(nest.flatten(list(self.input_signature)),
-                                             lambda: (tuple(self.input_signature), {}))
+                                             lambda: (tuple(self.input_signature), {}),
+                                             call_values=flat)
         else:
             args, kwargs = self._canonical(args, kwargs)
             structure = [list(args), kwargs]
             flat = nest.flatten(structure)
-            concrete = self._lookup_or_trace(flat, lambda: (args, kwargs), structure)
+            concrete = self._lookup_or_trace(flat, lambda: (args, kwargs), structure, flat)
         mask = concrete._tensor_leaf_mask
         return concrete.call_flat([leaf for leaf, is_t in zip(flat, mask) if is_t])
 
@@ -337,7 +338,8 @@ class Function:
                                 f"{spec}")
 
     def _lookup_or_trace(self, flat: list, traced_args: Callable[[], tuple],
-                         structure: Any = None) -> ConcreteFunction:
+                         structure: Any = None,
+                         call_values: Optional[list] = None) -> ConcreteFunction:
         skeleton, shapes = _signature_of(flat)
         key = (_structure_key(structure), skeleton, _state.graph)
         exact = (key, shapes)
@@ -351,7 +353,7 @@ class Function:
                 if self._reduce_retracing and self.input_signature is None:
                     shapes = self._relaxed(key, shapes)
                     args, kwargs = _with_shapes([list(args), kwargs], shapes)
-                concrete = self._trace_once(args, kwargs)
+                concrete = self._trace_once(args, kwargs, call_values)
                 self._traces.setdefault(key, []).append((shapes, concrete))
             self._cache[exact] = concrete
         return concrete
@@ -372,13 +374,20 @@ class Function:
             shapes = tuple(_relax(a, b) for a, b in zip(shapes, trace_shapes))
         return shapes
 
-    def _trace_once(self, args: tuple, kwargs: dict) -> ConcreteFunction:
-        """A trace to run: if the first trace created variables, a second one without."""
+    def _trace_once(self, args: tuple, kwargs: dict,
+                    call_values: Optional[list]) -> ConcreteFunction:
+        """A trace to run: if the first trace created variables, a second one without
+        (after initializing those whose initial values read the arguments)."""
         policy = self._variable_policy
         concrete, created = self._trace(args, kwargs, policy)
         if policy == LIFT:
             self._variable_policy = FORBID
             if created:
+                mask = concrete._tensor_leaf_mask
+                values = [v for v, is_t in zip(call_values or [], mask) if is_t]
+                if concrete.graph.deferred_initializers and call_values is None:
+                    values = [None]  # get_concrete_function: no argument values
+                initialize_deferred(concrete.graph, values)
                 concrete, _ = self._trace(args, kwargs, SINGLETON)
         return concrete
 

@@ -26,7 +26,8 @@ from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_ops
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
-from .function_variables import check_creation, lifted_initial_value, record_created
+from .function_variables import (DeferredInitialValue, check_creation, lifted_initial_value,
+                                 record_created)
 from .resource_variable_ops import (ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE,
                                     READ_VARIABLE, RESOURCE_SCATTER_ADD, RESOURCE_SCATTER_SUB,
                                     RESOURCE_SCATTER_UPDATE,
@@ -71,9 +72,14 @@ class Variable:
         graph = _state.graph
         if graph is not None and graph.building_function and check_creation(graph):
             with init_scope():  # a dg.function's first trace: the variable lives outside
-                initial_value = lifted_initial_value(graph, initial_value)
+                lifted = lifted_initial_value(graph, initial_value)
+                if isinstance(lifted, DeferredInitialValue):  # set by the first call
+                    shape = lifted.tensor.shape if shape is None else shape
+                    initial_value = lifted.placeholder_value()
+                else:
+                    initial_value = lifted
                 self.__init__(initial_value, trainable, name, dtype, shape, validate_shape)
-            record_created(graph, self)
+            record_created(graph, self, lifted)
             return
         if callable(initial_value):
             initial_value = initial_value()

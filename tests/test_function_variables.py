@@ -157,3 +157,30 @@ def test_init_scope_leaves_function_graphs():
 
         g(dg.constant(1.0))
     assert seen[2:] == [True, True]
+
+
+def test_an_initial_value_computed_from_the_arguments_is_set_by_the_first_call():
+    """TF 2.21: tf.Variable(x * 2) in the first trace holds 6.0 after f(3.0), and
+    keeps it on later calls (6.0 after f(5.0))."""
+    holder = []
+
+    @dg.function
+    def f(x):
+        if not holder:
+            holder.append(dg.Variable(x * 2.0))
+        return holder[0].read_value() + 0.0 * x
+
+    assert f(dg.constant(3.0)).numpy() == 6.0
+    assert f(dg.constant(5.0)).numpy() == 6.0
+    assert holder[0].numpy() == 6.0
+
+    later = []
+
+    @dg.function
+    def g(x):
+        if not later:
+            later.append(dg.Variable(dg.concat([x, x], 0)))
+        return later[0] * 1.0
+
+    with pytest.raises(ValueError, match="initialized only by a call with eager tensors"):
+        g.get_concrete_function(dg.TensorSpec([2], dg.float32))
