@@ -163,19 +163,17 @@ def _sigmoid_grad_grad(op, grad):
 
 @RegisterGradient(POW.type)
 def _pow_grad(op, grad):
-    """d(x**y) = (grad * y * x**(y-1), grad * z * log(x)) with log(x) = 0 where x <= 0."""
+    """d(x**y) = (grad * y * x**(y-1), grad * z * log(x)), log(x) = 0 where x <= 0 (x == 0)."""
     x, y = op.inputs
     z = op.outputs[0]
     skip = op.skip_input_indices
     dx = None if 0 in skip else unbroadcast(grad * _conj(y * math_ops.pow(x, y - 1)), x)
     dy = None
     if 1 not in skip:
-        if x.dtype.is_complex:
-            safe_log = math_ops.log(x)
-        else:
-            positive = math_ops.greater(x, 0)
-            safe_log = array_ops.where(positive, math_ops.log(
-                array_ops.where(positive, x, array_ops.ones_like(x))), array_ops.zeros_like(x))
+        # log(x) where x > 0 (x != 0 for complex x), else 0, as TF.
+        usable = math_ops.not_equal(x, 0) if x.dtype.is_complex else math_ops.greater(x, 0)
+        safe_log = array_ops.where(usable, math_ops.log(
+            array_ops.where(usable, x, array_ops.ones_like(x))), array_ops.zeros_like(x))
         dy = unbroadcast(grad * _conj(z * safe_log), y)
     return dx, dy
 

@@ -14,7 +14,7 @@ def _gather_kept(params, ids, data):
     picked = gather(params, array_ops.where(keep, ids, array_ops.zeros_like(ids)))
     for _ in range(data.shape.rank - ids.shape.rank):
         keep = array_ops.expand_dims(keep, -1)
-    keep = math_ops.logical_and(keep, array_ops.ones_like(picked, dtype="bool"))
+    keep = array_ops.broadcast_to(keep, array_ops.shape(picked))
     return array_ops.where(keep, picked, array_ops.zeros_like(picked)), keep
 
 

@@ -170,7 +170,8 @@ def fill(dims: Any, value: Any, name: Optional[str] = None):
 def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
     dtype = dtypes.as_dtype(dtype)
     if isinstance(shape, Tensor):
-        return fill(shape, constant(value, dtype), name=name)
+        # via NumPy, so that 1 becomes True for bool (a Python int is not a bool constant)
+        return fill(shape, constant(np.asarray(value, dtype.as_numpy_dtype)), name=name)
     dims = tuple(as_shape(shape).as_list()) if not isinstance(shape, int) else (shape,)
     return constant(np.full(dims, value, dtype=dtype.as_numpy_dtype), name=name or "Const")
 

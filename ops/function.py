@@ -33,6 +33,7 @@ from ..framework import nest
 from ..framework.errors import InvalidArgumentError
 from ..framework.func_graph import FuncGraph, capture_value, tracing, variables_captured
 from ..framework.graph import SymbolicTensor
+from ..framework.registry import source_converters
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
@@ -228,8 +229,10 @@ class Function:
     """A Python function traced into graphs; see `function`."""
 
     def __init__(self, python_function: Callable, input_signature: Optional[Sequence[Any]] = None,
-                 name: Optional[str] = None, reduce_retracing: bool = False) -> None:
+                 name: Optional[str] = None, reduce_retracing: bool = False,
+                 autograph: bool = True) -> None:
         self.python_function = python_function
+        self._autograph = autograph
         self.input_signature = None if input_signature is None else _signature_specs(
             input_signature)
         self._name = name or getattr(python_function, "__name__", "function")
@@ -257,7 +260,7 @@ class Function:
         bound = self._descriptor_cache.get(instance)
         if bound is None:
             bound = Function(self.python_function.__get__(instance, owner), self.input_signature,
-                             self._name, self._reduce_retracing)
+                             self._name, self._reduce_retracing, self._autograph)
             self._descriptor_cache[instance] = bound
         return bound
 
@@ -411,7 +414,7 @@ class Function:
                 traced.append(graph.add_input(dtype, TensorShape(shape), "args"))
                 specs.append(TensorSpec(TensorShape(shape), dtype))
             call_args, call_kwargs = nest.pack_sequence_as([list(args), kwargs], traced)
-            result = self.python_function(*call_args, **call_kwargs)
+            result = self._traced_callable()(*call_args, **call_kwargs)
             self._tracing_count += 1
             out_flat = nest.flatten(result)
             outputs: List[Any] = []
@@ -429,6 +432,11 @@ class Function:
         traced_args = nest.pack_sequence_as([list(args), kwargs], specs)
         concrete = ConcreteFunction(fn, traced_args, result, mask, slots, self._signature)
         return concrete, bool(graph.created_variables)
+
+    def _traced_callable(self) -> Callable:
+        """The Python function, converted by AutoGraph unless `autograph=False`."""
+        convert = source_converters.get("autograph") if self._autograph else None
+        return self.python_function if convert is None else convert(self.python_function)
 
     def __repr__(self) -> str:
         return f"<dg.function {self._name}>"
@@ -486,8 +494,9 @@ def function(func: Optional[Callable] = None, input_signature: Optional[Sequence
     without arguments). Python side effects run only while tracing."""
     if func is None:
         return functools.partial(function, input_signature=input_signature, name=name,
-                                 reduce_retracing=reduce_retracing)
-    return Function(func, input_signature, name, reduce_retracing=reduce_retracing)
+                                 reduce_retracing=reduce_retracing, autograph=autograph)
+    return Function(func, input_signature, name, reduce_retracing=reduce_retracing,
+                    autograph=autograph)
 
 
 __all__ = ["function"]

@@ -195,6 +195,20 @@ def _shuffle_infer(inputs, attrs):
     return [(inputs[0].dtype, inputs[0].shape)]
 
 
+def _truncated_normal_kernel(resources, shape, *, dtype, stream):
+    """Standard normal samples, those beyond two standard deviations drawn again."""
+    generator = _generator(resources, stream)
+    draw_type = np.float64 if dtype is dtypes.float64 else np.float32
+    values = generator.standard_normal(_dims(shape), dtype=draw_type)
+    outside = np.abs(values) > 2
+    while outside.any():
+        values[outside] = generator.standard_normal(int(outside.sum()), dtype=draw_type)
+        outside = np.abs(values) > 2
+    return values.astype(dtype.as_numpy_dtype, copy=False)
+
+
+TRUNCATED_NORMAL = declare_op("TruncatedNormal", _truncated_normal_kernel, _random_infer,
+                              stateful=True, grad_inputs=())
 RANDOM_SHUFFLE = declare_op("RandomShuffle", _shuffle_kernel, _shuffle_infer,
                             stateful=True, grad_inputs=())
 RANDOM_STANDARD_NORMAL = declare_op("RandomStandardNormal", _normal_kernel, _random_infer,
@@ -255,6 +269,18 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     return add(multiply(values, maxval - minval), minval)
 
 
+def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
+                     seed: Optional[int] = None, name: Optional[str] = None):
+    """Normal samples kept within two standard deviations of `mean` (differentiable in
+    `mean` and `stddev`, as random.normal)."""
+    dtype = _float_dtype(dtype, "random.truncated_normal")
+    mean = convert_to_tensor(mean, dtype)
+    stddev = convert_to_tensor(stddev, dtype)
+    attrs = _random_attrs(TRUNCATED_NORMAL.type, dtype, seed)
+    values = apply_op(TRUNCATED_NORMAL, (_shape_input(shape),), attrs, name)
+    return add(multiply(values, stddev), mean)
+
+
 def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None):
     """`value` with its first dimension randomly permuted (not differentiable, as TF)."""
     value = convert_to_tensor(value)
@@ -266,4 +292,4 @@ def _is_number(value: Any, target: float) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == target
 
 
-__all__ = ["normal", "uniform", "set_seed", "shuffle"]
+__all__ = ["normal", "uniform", "set_seed", "shuffle", "truncated_normal"]

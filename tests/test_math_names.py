@@ -138,3 +138,26 @@ def test_embedding_lookup_gradient_is_indexed_slices():
     grad = tape.gradient(y, params)
     assert isinstance(grad, dg.IndexedSlices)
     np.testing.assert_array_equal(dg.convert_to_tensor(grad), [[1, 1], [1, 1], [0, 0], [2, 2]])
+
+
+def test_reciprocal_no_nan_round_and_truncated_division_values():
+    np.testing.assert_array_equal(dg.math.reciprocal_no_nan([0.0, 2.0]), [0.0, 0.5])
+    np.testing.assert_array_equal(dg.round([0.5, 1.5, 2.5, -0.5]), [0.0, 2.0, 2.0, -0.0])  # TF
+    assert float(dg.truncatemod(-7.0, 3.0)) == -1.0 and int(dg.truncatediv(-7, 3)) == -2
+    x = dg.constant([1.5, 2.5])
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = dg.floor(x) * x
+    np.testing.assert_array_equal(tape.gradient(y, x), [1.0, 2.0])   # floor: no gradient
+    with pytest.raises(dg.errors.InvalidArgumentError, match="not compatible"):
+        dg.ensure_shape([1.0, 2.0], [3])
+
+
+def test_bool_ones_and_zeros_like_a_tensor_of_unknown_shape():
+    g = dg.Graph()
+    with g.as_default():
+        p = dg.placeholder(dg.float32, [None])
+        ones, zeros = dg.ones_like(p, dtype=dg.bool), dg.zeros_like(p, dtype=dg.bool)
+        with dg.Session() as sess:
+            got = sess.run([ones, zeros], {p: [1.0, 2.0]})
+    assert got[0].tolist() == [True, True] and got[1].tolist() == [False, False]

@@ -37,3 +37,48 @@ ROWS = [
     OpSpec("norm", lambda x: dg.norm(x, axis=1), lambda x: np.linalg.norm(x, axis=1),
            inputs(normal(3, 4))),
 ]
+
+
+def _bn_ref(x, mean, var, offset, scale):
+    return scale * (x - mean) / np.sqrt(var + 1e-3) + offset
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+ROWS += [
+    OpSpec("nn.silu", dg.nn.silu, lambda x: x * _sigmoid(x), inputs(normal(3, 2))),
+    OpSpec("nn.swish_beta", lambda x: dg.nn.swish(x, beta=2.0), lambda x: x * _sigmoid(2 * x),
+           inputs(normal(3, 2))),
+    OpSpec("nn.softsign", dg.nn.softsign, lambda x: x / (1 + np.abs(x)),
+           inputs(lambda rng: rng.choice([-1.0, 1.0], (3, 2)) * rng.uniform(0.2, 2, (3, 2)))),
+    OpSpec("nn.xw_plus_b", dg.nn.xw_plus_b, lambda x, w, b: x @ w + b,
+           inputs(normal(2, 3), normal(3, 4), normal(4))),
+    OpSpec("nn.l2_normalize", lambda x: dg.nn.l2_normalize(x, axis=1),
+           lambda x: x / np.sqrt(np.sum(x * x, 1, keepdims=True)), inputs(normal(3, 4))),
+    OpSpec("nn.batch_normalization",
+           lambda x, m, v, o, s: dg.nn.batch_normalization(x, m, v, o, s, 1e-3), _bn_ref,
+           inputs(normal(4, 3), normal(3), lambda rng: rng.uniform(0.5, 2, 3), normal(3),
+                  normal(3))),
+    OpSpec("nn.weighted_cross_entropy_with_logits",
+           lambda z, x: dg.nn.weighted_cross_entropy_with_logits(z, x, 2.5),
+           lambda z, x: 2.5 * z * -np.log(_sigmoid(x)) + (1 - z) * -np.log(1 - _sigmoid(x)),
+           inputs(lambda rng: rng.uniform(0, 1, (3, 2)), normal(3, 2))),
+    OpSpec("nn.log_poisson_loss", lambda t, x: dg.nn.log_poisson_loss(t, x, True),
+           lambda t, x: np.exp(x) - x * t + np.where(
+               t > 1, t * np.log(t) - t + 0.5 * np.log(2 * np.pi * t), 0.0),
+           inputs(lambda rng: np.array([0.5, 3.0, 4.0]), normal(3))),
+    OpSpec("roll", lambda x: dg.roll(x, [1, -2], [0, 1]), lambda x: np.roll(x, (1, -2), (0, 1)),
+           inputs(normal(3, 4))),
+    OpSpec("ensure_shape", lambda x: dg.ensure_shape(x, [None, 4]) * x, np.square,
+           inputs(normal(3, 4))),
+    OpSpec("repeat", lambda x: dg.repeat(x, [2, 0, 1], axis=0),
+           lambda x: np.repeat(x, [2, 0, 1], axis=0), inputs(normal(3, 2))),
+    OpSpec("repeat_scalar", lambda x: dg.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1),
+           inputs(normal(3, 2))),
+    OpSpec("sequence_mask", lambda x: dg.cast(dg.sequence_mask([1, 3], 4), dg.float64) * x,
+           lambda x: (np.arange(4) < np.array([[1], [3]])) * x, inputs(normal(2, 4))),
+    OpSpec("random.truncated_normal", _seeded(lambda m: dg.random.truncated_normal(
+        [3, 2], mean=m, dtype=dg.float64, seed=5)), None, inputs(normal())),
+]

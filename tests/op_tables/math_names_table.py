@@ -98,3 +98,34 @@ ROWS = [
            inputs(normal(3, 2), normal(3, 2))),
     OpSpec("nextafter", dm.nextafter, np.nextafter, inputs(normal(3, 2), normal(2))),
 ]
+
+
+def away_from_half(*shape):
+    """Values whose rounding is not at a tie (central differences stay on one step)."""
+    return lambda rng: np.floor(rng.uniform(-4, 4, shape)) + rng.uniform(0.1, 0.4, shape)
+
+
+ROWS += [
+    OpSpec("acosh", dg.acosh, np.arccosh, inputs(lambda rng: rng.uniform(1.5, 3.0, (3, 2)))),
+    OpSpec("asinh", dg.asinh, np.arcsinh, inputs(normal(3, 2))),
+    OpSpec("atanh", dg.atanh, np.arctanh, inputs(lambda rng: rng.uniform(-0.8, 0.8, (3, 2)))),
+    OpSpec("c_asinh", dg.asinh, np.arcsinh, inputs(cnormal(3))),
+    OpSpec("erfc", dm.erfc, lambda x: 1 - np.vectorize(__import__("math").erf)(x),
+           inputs(normal(3, 2)), rtol=1e-6),
+    OpSpec("floor", dg.floor, np.floor, inputs(away_from_half(4)), order=0),
+    OpSpec("ceil", dm.ceil, np.ceil, inputs(away_from_half(4)), order=0),
+    OpSpec("round", dg.round, np.round, inputs(lambda rng: np.array([0.5, 1.5, 2.5, -0.5])),
+           order=0),
+    OpSpec("rint", dm.rint, np.rint, inputs(away_from_half(4)), order=0),
+    OpSpec("is_inf", dm.is_inf, np.isinf,
+           inputs(lambda rng: np.array([1.0, np.inf, -np.inf, np.nan])), order=0),
+    OpSpec("truncatediv", dg.truncatediv, lambda x, y: np.trunc(x / y).astype(np.int32),
+           inputs(lambda rng: np.array([-7, 7, -8], np.int32),
+                  lambda rng: np.array([3, -3, 3], np.int32)), order=0),
+    OpSpec("truncatemod", dg.truncatemod, np.fmod,
+           inputs(lambda rng: np.array([-7.0, 7.5, -8.0]), lambda rng: np.array([3.0, -3.0, 2.5])),
+           order=0),
+    OpSpec("reciprocal_no_nan", dm.reciprocal_no_nan,
+           lambda x: np.where(x == 0, 0.0, 1 / np.where(x == 0, 1.0, x)),
+           inputs(lambda rng: np.array([0.7, 2.0, -0.5]))),   # x == 0: test_math_names.py
+]
