@@ -128,3 +128,22 @@ def test_calls_in_graph_mode_and_functions_inside_functions_bind_the_same_way():
         out = outer(dg.constant(2.0))
         with dg.Session() as sess:
             assert sess.run(out) == 10.0
+
+
+def _flat(structure):
+    """A helper with an annotated local reassigned in a loop (AutoGraph cannot convert it)."""
+    if not isinstance(structure, (list, tuple)):
+        return [structure]
+    out: list = []
+    for child in structure:
+        out.extend(_flat(child))
+    return out
+
+
+def test_a_helper_autograph_cannot_convert_runs_as_is():
+    """TF 2.21: "AutoGraph could not transform ... and will run it as-is"."""
+    @dg.function
+    def f(x):
+        return _flat([x, [x * 3.0]])[1] * 2.0
+
+    assert f(dg.constant(1.0)).numpy() == 6.0
