@@ -8,7 +8,7 @@ when given), as TensorFlow's does. Gradient: grad_registry/control_flow_grad.py.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 from ..eager import context
 from ..framework import dtypes
