@@ -50,7 +50,8 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Opt
                 for i in range(n)]
         if not rows:
             raise ValueError("map_fn over zero elements needs a graph (unknown output shape)")
-        return nest.pack_sequence_as(out_dtypes, [stack(list(col)) for col in zip(*rows)])
+        columns = zip(*rows, strict=True)
+        return nest.pack_sequence_as(out_dtypes, [stack(list(col)) for col in columns])
     n = flat[0].shape[0] if flat[0].shape[0] is not None else shape(flat[0])[0]
     inputs = [TensorArray(t.dtype, size=n, element_shape=t.shape[1:]).unstack(t) for t in flat]
     outputs = [TensorArray(d, size=n) for d in nest.flatten(out_dtypes)]
@@ -61,7 +62,7 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Opt
         if len(results) != len(outs):
             raise ValueError(f"fn returned {len(results)} tensors, expected {len(outs)} "
                              "(set fn_output_signature for another output structure)")
-        return i + 1, [ta.write(i, r) for ta, r in zip(outs, results)]
+        return i + 1, [ta.write(i, r) for ta, r in zip(outs, results, strict=False)]
 
     _, outputs = while_loop(lambda i, _: i < n, body, [0, outputs], back_prop=back_prop,
                             name=name or "map")
