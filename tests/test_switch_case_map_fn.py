@@ -55,6 +55,7 @@ def test_map_fn_values_and_gradients():
         rows = dg.reshape(x, [3, 1])
         return dg.reduce_sum(dg.map_fn(lambda r: dg.sin(r) * dg.reduce_sum(x), rows))
 
+    all_modes(fn, XV)   # to second order, tapes over a dg.function included
     expected = np.cos(XV) * np.sum(XV) + np.sum(np.sin(XV))   # d/dx_i of sum(sin x) sum(x)
     x = dg.constant(XV)
     for f in (fn, dg.function(fn)):                            # eager, tape over a function
