@@ -56,12 +56,18 @@ def _run_on_fresh_thread(fn: Callable[..., T], args: tuple) -> T:
             outcome[1] = error
 
     with _stack_size_lock:
-        previous = threading.stack_size(THREAD_STACK_BYTES)
+        try:
+            previous = threading.stack_size(THREAD_STACK_BYTES)
+        except (ValueError, RuntimeError):  # no stack size control here: default size
+            previous = None
         try:
             worker = threading.Thread(target=run, name="duograd-deep-nesting", daemon=True)
             worker.start()
+        except RuntimeError:  # no thread to be had: go on here, as deep as Python allows
+            return fn(*args)
         finally:
-            threading.stack_size(previous)
+            if previous is not None:
+                threading.stack_size(previous)
     worker.join()
     if outcome[1] is not None:
         error = outcome[1]
