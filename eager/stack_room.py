@@ -60,14 +60,17 @@ def _run_on_fresh_thread(fn: Callable[..., T], args: tuple) -> T:
             previous = threading.stack_size(THREAD_STACK_BYTES)
         except (ValueError, RuntimeError):  # no stack size control here: default size
             previous = None
+        worker = threading.Thread(target=run, name="duograd-deep-nesting", daemon=True)
+        started = True
         try:
-            worker = threading.Thread(target=run, name="duograd-deep-nesting", daemon=True)
             worker.start()
         except RuntimeError:  # no thread to be had: go on here, as deep as Python allows
-            return fn(*args)
+            started = False
         finally:
             if previous is not None:
                 threading.stack_size(previous)
+    if not started:
+        return fn(*args)
     worker.join()
     if outcome[1] is not None:
         error = outcome[1]
