@@ -49,7 +49,7 @@ def _summary(array: Any, summarize: int) -> str:
 
 
 ASSERT = declare_op("Assert", _assert_kernel, lambda inputs, attrs: [], num_outputs=0,
-                    stateful=True, grad_inputs=())
+                    stateful=True, grad_inputs=(), side_effects=True)
 
 
 def _check_numerics_kernel(x: np.ndarray, *, message: str) -> np.ndarray:

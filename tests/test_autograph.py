@@ -85,7 +85,7 @@ def test_while_on_tensor_becomes_while_loop():
     def collatz_steps(n):
         steps = 0
         while n > 1:
-            if dg.equal(n % 2, 0):  # `==` on graph tensors: issue 11 item 5
+            if n % 2 == 0:  # `==` compares values in functions, as in TF2
                 n = n // 2
             else:
                 n = 3 * n + 1
@@ -1046,6 +1046,10 @@ def test_assert_statements():
         checked(_scalar(1.0), -1)
     with pytest.raises(AssertionError, match="x is too large"):  # eagerly: Python's assert
         dg.autograph.to_graph(checked.python_function)(_scalar(5.0), 3)
+    assert float(checked(_scalar(1.0), 3)) == 2.0
+    with pytest.raises(dg.errors.InvalidArgumentError, match=r"assertion failed: \[x is too "
+                                                             r"large\]"):
+        checked(_scalar(5.0), 3)  # the Assert op runs with the function's side effects
 
 
 def _clip_row(row):
