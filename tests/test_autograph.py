@@ -1111,3 +1111,21 @@ def test_builtins_with_tensor_meaning():
         return k
 
     assert int(count(dg.ones([5]))) == 5
+
+
+def test_branch_shapes_may_differ_and_mixed_boolean_operands():
+    # TF 2.21: the output of a cond whose branches give shapes () and (2,) has unknown shape;
+    # `x > 0 or 5` on a tensor is a cond of a bool and an int32 branch: TypeError
+    @dg.function
+    def scalar_or_pair(x):
+        if x > 0:
+            y = x
+        else:
+            y = dg.constant([1.0, 2.0])
+        return y
+
+    assert scalar_or_pair(dg.constant(1.0)).shape == []
+    np.testing.assert_array_equal(scalar_or_pair(dg.constant(-1.0)).numpy(), [1.0, 2.0])
+
+    with pytest.raises(TypeError):
+        dg.function(lambda x: x > 0 or 5)(dg.constant(3))
