@@ -12,7 +12,8 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
-from .arg_errors import int_vector_arg, mode_error, scalar_int_arg, truth_tested_dtype
+from .arg_errors import (int_array_arg, int_vector_arg, mode_error, scalar_int_arg,
+                         truth_tested_dtype)
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .op_helpers import apply_unary
@@ -30,22 +31,10 @@ def _static_shape_or_tensor(shape: Any):
     (ValueError)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
-    if isinstance(shape, Tensor):
-        if not shape.dtype.is_integer:
-            raise mode_error(f"shape must be int32 or int64, got a {shape.dtype.name} tensor",
-                             TypeError)
-        return shape
-    if shape is None:
-        raise ValueError("shape must be a list of dimensions, got None")
-    if isinstance(shape, str):
-        raise mode_error(f"shape must be a list of dimensions, got {shape!r}", TypeError)
-    array = np.asarray(shape)  # a ragged list is a ValueError here, as in TF
-    if array.dtype.kind == "O":
-        raise (ValueError if _state.graph is None else TypeError)(
-            f"shape must be a list of dimensions, got {shape!r}")
-    if array.size and array.dtype.kind not in "iu":
-        raise mode_error(f"shape must be integers, got {shape!r}", TypeError)
-    array = array.astype(np.int32).reshape(-1)
+    array = int_array_arg(shape, "shape")
+    if isinstance(array, Tensor):
+        return array
+    array = array.reshape(-1)
     if array.size and array.min() < -1:
         raise mode_error(f"shape {array.tolist()} has a dimension below -1", ValueError)
     return constant(array, name="shape")

@@ -118,11 +118,18 @@ ANY = declare_op("Any", _reducer(np.any, False), reduction(), input_kinds="b", g
 
 
 def _reduce(op_def, input_tensor, axis, keepdims, name):
-    x = convert_to_tensor(input_tensor)
+    logical = op_def.input_kinds == "b"
+    if logical and not isinstance(input_tensor, Tensor):
+        x = convert_to_tensor(input_tensor, dtype=dtypes.bool_)  # TF: a TypeError if not bool
+    else:
+        x = convert_to_tensor(input_tensor)
+    if logical and _state.graph is None:
+        axis = _axis_attr(axis)  # All/Any check the axis first eagerly (TF's order)
     kinds = op_def.input_kinds  # the input's dtype is checked before the axis, as in TF
     if kinds is not None and x.dtype.kind not in kinds:
         raise _mode_error(op_def.dtype_error(x.dtype), TypeError)
-    axis = _axis_attr(axis)
+    if not (logical and _state.graph is None):
+        axis = _axis_attr(axis)
     if axis is not None and x.shape.rank is not None:
         try:
             axis = normalize_axes(axis, x.shape.rank)
