@@ -128,3 +128,16 @@ def int_array_arg(value: Any, what: str) -> Any:
     if array.size and array.dtype.kind not in "iu":
         raise mode_error(f"{what} must be integers, got {value!r}", TypeError)
     return array.astype(np.int32)
+
+
+def check_op_name(name: Any) -> None:
+    """TF's classes for an op name that is no string, for wrappers that may build no
+    op (they still validate the name while a graph is built): a tensor
+    OperatorNotAllowedInGraphError, anything else TypeError."""
+    if name is None or isinstance(name, str) or _state.graph is None:
+        return
+    if isinstance(name, Tensor):
+        raise OperatorNotAllowedInGraphError(f"Using a tensor ({name!r}) as an op name is "
+                                             "not allowed in graph mode.")
+    raise TypeError(f"Op names are strings: expected string or bytes-like object, got "
+                    f"'{type(name).__name__}'")
