@@ -115,7 +115,8 @@ def shape(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
-    return apply_unary(SIZE, input, name, {"out_type": dtypes.as_dtype(out_type)})
+    return apply_unary(SIZE, input, name,
+                       {"out_type": truth_tested_dtype(out_type, dtypes.int32)})
 
 
 def rank(input: Any, name: Optional[str] = None):  # noqa: A002

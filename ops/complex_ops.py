@@ -16,7 +16,7 @@ from ..framework.tensor_shape import broadcast_shapes
 from .arg_errors import check_op_name
 from .array_ops import zeros_like
 from .constant_op import convert_to_tensor
-from .op_helpers import apply_unary, binary_operands
+from .op_helpers import apply_unary
 from .dispatch import apply_op
 from .shape_rules import check_same_dtype, same_as_input
 
@@ -95,7 +95,11 @@ def conj_if_complex(x: Any) -> Any:
 
 def complex(real: Any, imag: Any, name: Optional[str] = None):  # noqa: A001 (TF's name)
     """real + 1j * imag: float32 parts give complex64, float64 parts complex128."""
-    real, imag = binary_operands("Complex", real, imag)
+    # TF converts the parts independently and requires one dtype (a TypeError).
+    real, imag = convert_to_tensor(real), convert_to_tensor(imag)
+    if real.dtype != imag.dtype or real.dtype not in _COMPLEX_OF:
+        raise TypeError(f"complex: the real and imaginary parts must have the same dtype, got "
+                        f"{real.dtype.name} and {imag.dtype.name}")
     return apply_op(COMPLEX, (real, imag), name=name)
 
 
