@@ -404,8 +404,14 @@ SQUEEZE = declare_op("Squeeze", _squeeze_kernel, _squeeze_infer, grad_inputs=())
 
 def squeeze(input: Any, axis: Any = None, name: Optional[str] = None):  # noqa: A002
     """`input` without its size-1 axes (or just those listed in `axis`)."""
+    if isinstance(axis, Tensor) and axis.shape.num_elements() == 0:
+        axis = None  # no axes listed: every size-1 axis, as TF
     if axis is not None:
-        axis = (int(axis),) if isinstance(axis, int) else tuple(int(a) for a in axis)
+        axes = [axis] if isinstance(axis, (int, np.integer)) else axis
+        if isinstance(axes, (str, dict, Tensor)) or not all(
+                isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axes):
+            raise TypeError(f"squeeze: axis must be an int or a list of ints, got {axis!r}")
+        axis = tuple(int(a) for a in axes)
     return apply_unary(SQUEEZE, input, name, {"axis": axis})
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
-from ..framework.errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
@@ -203,6 +203,14 @@ ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad
 
 def add_n(inputs: Sequence[Any], name: Optional[str] = None):
     """Sum of a list of same-shape tensors (IndexedSlices are densified)."""
+    if inputs is None:
+        raise TypeError("add_n: inputs must be a list of tensors, got None")
+    if isinstance(inputs, Tensor):  # TF tests it for truth: eagerly, a list of its rows
+        if _state.graph is not None:
+            raise OperatorNotAllowedInGraphError(
+                f"add_n: using a tensor ({inputs!r}) as a Python list is not allowed in graph "
+                "mode; pass a list of tensors.")
+        inputs = list(inputs)
     if not inputs:
         raise ValueError("inputs must be a non-empty list of tensors")
     tensors = [convert_to_tensor(t) for t in inputs]
