@@ -56,7 +56,7 @@ def run_table() -> Tuple[Dict[str, str], Dict[str, str]]:
 
 # The share reached so far (a ratchet: raise it as mismatches are fixed; the
 # issue's goal is 0.98).
-MIN_SHARE = 0.973
+MIN_SHARE = 0.978
 
 OURS, THEIRS = run_table()
 TF_REJECTS = [k for k, v in THEIRS.items() if v not in ("ok", "crash")]
