@@ -74,7 +74,7 @@ def execute_unary(op_def: Any, x: EagerTensor) -> EagerTensor:
     tapes = state.tapes
     if tapes or state.accumulators:
         if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
-            tapes[0].record(op_def, op_def.type, _NO_ATTRS, (x,), (out,), (x.tensor_id,))
+            tapes[0].record_unary(op_def, x, out)
         else:
             record(op_def, _NO_ATTRS, (x,), (out,))
     return out
@@ -100,8 +100,7 @@ def execute_binary(op_def: Any, x: EagerTensor, y: EagerTensor) -> EagerTensor:
     tapes = state.tapes
     if tapes or state.accumulators:
         if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
-            tapes[0].record(op_def, op_def.type, _NO_ATTRS, (x, y), (out,),
-                            (x.tensor_id, y.tensor_id))
+            tapes[0].record_binary(op_def, x, y, out)
         else:
             record(op_def, _NO_ATTRS, (x, y), (out,))
     return out
