@@ -22,7 +22,7 @@ def _all_reduce_grad(op, *grads):
                 for i in floating]
     reduced = all_reduce_tensors(upstream, reduce_op, engine)
     dxs = [None] * len(op.inputs)
-    for i, dx in zip(floating, reduced):
+    for i, dx in zip(floating, reduced, strict=True):
         dxs[i] = dx
     return dxs
 

@@ -88,7 +88,7 @@ class MirroredStrategy(Strategy):
         flats = [[np.asarray(convert_to_tensor(v)) for v in nest.flatten(value)]
                  for value in local_values]
         reduced = [finish_reduce(sum_in_order(list(column)), reduce_op, len(flats))
-                   for column in zip(*flats)]
+                   for column in zip(*flats, strict=True)]
         return nest.pack_sequence_as(local_values[0], [convert_to_tensor(r) for r in reduced])
 
     def _num_input_pipelines(self) -> int:

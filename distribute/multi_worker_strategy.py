@@ -8,7 +8,7 @@ broadcast too); every rank then applies the same all-reduced updates.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from ..ops.constant_op import convert_to_tensor
 from .collective_ops import broadcast_tensors
@@ -22,7 +22,7 @@ class MultiWorkerMirroredStrategy(Strategy):
     """Synchronous data parallelism over the processes of an MPI job."""
 
     def __init__(self, cluster_resolver: Any = None,
-                 communication_options: CommunicationOptions = None) -> None:
+                 communication_options: Optional[CommunicationOptions] = None) -> None:
         options = communication_options or CommunicationOptions()
         super().__init__(MPIEngine(options.timeout_seconds or DEFAULT_TIMEOUT_SECONDS,
                                    deterministic=options.deterministic))

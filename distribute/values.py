@@ -37,6 +37,6 @@ def regroup(per_replica_results: Sequence[Any]) -> Any:
     if len(per_replica_results) == 1:
         return per_replica_results[0]
     first = per_replica_results[0]
-    columns = zip(*[nest.flatten(r) for r in per_replica_results])
+    columns = zip(*[nest.flatten(r) for r in per_replica_results], strict=True)
     leaves = [PerReplica(column) for column in columns]
     return nest.pack_sequence_as(first, leaves) if nest.is_nested(first) else leaves[0]

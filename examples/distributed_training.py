@@ -49,7 +49,7 @@ def main() -> None:
                                               global_batch_size=global_batch)
         grads = tape.gradient(loss, params)
         grads = dg.distribute.get_replica_context().all_reduce(dg.distribute.ReduceOp.SUM, grads)
-        optimizer.apply_gradients(zip(grads, params))
+        optimizer.apply_gradients(zip(grads, params, strict=True))
         return loss
 
     dataset = strategy.experimental_distribute_dataset([(x, y)] * STEPS)
