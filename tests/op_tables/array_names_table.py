@@ -82,3 +82,19 @@ ROWS += [
     OpSpec("random.truncated_normal", _seeded(lambda m: dg.random.truncated_normal(
         [3, 2], mean=m, dtype=dg.float64, seed=5)), None, inputs(normal())),
 ]
+
+ROWS += [
+    OpSpec("map_fn", lambda x: dg.map_fn(lambda row: dg.reduce_sum(row * row), x),
+           lambda x: np.sum(x * x, 1), inputs(normal(3, 2))),
+    OpSpec("map_fn_nested", lambda x, y: dg.map_fn(lambda e: (e[0] * e[1], e[1]), (x, y)),
+           lambda x, y: [x * y, y], inputs(normal(3, 2), normal(3, 2))),
+    OpSpec("scan", lambda x: dg.scan(lambda a, v: a * v, x), lambda x: np.cumprod(x, 0),
+           inputs(normal(4, 2))),
+    OpSpec("scan_initializer_reverse",
+           lambda x, a: dg.scan(lambda acc, v: acc + v * v, x, initializer=a, reverse=True),
+           lambda x, a: a + np.cumsum((x * x)[::-1], 0)[::-1], inputs(normal(3, 2), normal(2))),
+    OpSpec("foldl", lambda x: dg.foldl(lambda a, v: a * v + 1.0, x),
+           lambda x: (x[0] * x[1] + 1) * x[2] + 1, inputs(normal(3, 2))),
+    OpSpec("foldr", lambda x, a: dg.foldr(lambda acc, v: acc * v, x, initializer=a),
+           lambda x, a: a * x[2] * x[1] * x[0], inputs(normal(3, 2), normal(2))),
+]
