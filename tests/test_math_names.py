@@ -161,3 +161,10 @@ def test_bool_ones_and_zeros_like_a_tensor_of_unknown_shape():
         with dg.Session() as sess:
             got = sess.run([ones, zeros], {p: [1.0, 2.0]})
     assert got[0].tolist() == [True, True] and got[1].tolist() == [False, False]
+
+
+def test_forward_mode_of_euclidean_norm_is_finite():
+    x = dg.constant([[1.0, -2.0], [3.0, 4.0]])
+    with dg.autodiff.ForwardAccumulator(x, dg.ones_like(x)) as acc:
+        y = dg.math.reduce_euclidean_norm(x)
+    np.testing.assert_allclose(acc.jvp(y), 1.095445, rtol=1e-6)   # TF 2.21
