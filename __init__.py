@@ -60,7 +60,7 @@ from .ops.static_value_ops import get_static_value, placeholder_with_default  # 
 from .grad_registry import nn_extra_grad, static_value_grad  # noqa: F401
 from .ops.rounding_ops import *  # noqa: F401,F403,A004 (acosh, floor, round, truncatediv, ...)
 from .ops.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat, ...)
-from .grad_registry import array_more_grad, rounding_grad  # noqa: F401
+from .grad_registry import array_more_grad, gamma_grad, rounding_grad  # noqa: F401
 from .ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
 
 __version__ = "0.1.0"

@@ -168,3 +168,19 @@ def test_forward_mode_of_euclidean_norm_is_finite():
     with dg.autodiff.ForwardAccumulator(x, dg.ones_like(x)) as acc:
         y = dg.math.reduce_euclidean_norm(x)
     np.testing.assert_allclose(acc.jvp(y), 1.095445, rtol=1e-6)   # TF 2.21
+
+
+def test_gamma_functions_match_tensorflow():
+    x = np.array([1e-3, 0.1, 7.3, 150.0, -2.5])
+    np.testing.assert_allclose(dg.math.digamma(x), [-1000.57557193, -10.42375494, 1.91782034,
+                                                   5.00729826, 1.10315664], rtol=1e-8)  # TF
+    np.testing.assert_allclose(dg.math.polygamma(np.array([1.0, 3.0]), np.array([0.01, 20.0])),
+                               [1.00016212e+04, 2.69374221e-04], rtol=1e-8)         # TF
+    assert np.isinf(dg.math.lgamma([0.0])).all() and np.isnan(dg.math.digamma([0.0])).all()
+    n, x = dg.constant([1.0, 2.0]), dg.constant([0.5, 3.0])
+    with dg.GradientTape() as tape:
+        tape.watch([n, x])
+        y = dg.math.polygamma(n, x)
+    dn, dx = tape.gradient(y, [n, x])
+    assert dn is None
+    np.testing.assert_allclose(dx, [-16.828794, 0.11893941], rtol=1e-6)            # TF
