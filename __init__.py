@@ -62,6 +62,8 @@ from .ops.rounding_ops import *  # noqa: F401,F403,A004 (acosh, floor, round, tr
 from .ops.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat, ...)
 from .grad_registry import array_more_grad, gamma_grad, rounding_grad  # noqa: F401
 from .ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
+from .ops.partition_ops import dynamic_partition, dynamic_stitch  # noqa: F401
+from .grad_registry import partition_grad  # noqa: F401
 
 __version__ = "0.1.0"
 # -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------

@@ -184,3 +184,20 @@ def test_gamma_functions_match_tensorflow():
     dn, dx = tape.gradient(y, [n, x])
     assert dn is None
     np.testing.assert_allclose(dx, [-16.828794, 0.11893941], rtol=1e-6)            # TF
+
+
+def test_dynamic_partition_and_stitch_gradients_match_tensorflow():
+    x = dg.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        parts = dg.dynamic_partition(x, [1, 0, 1], 2)
+        stitched = dg.dynamic_stitch([[2, 0], [1]], [parts[1] * [[1.0, 1.0], [2.0, 2.0]],
+                                                      parts[0]])
+        y = dg.reduce_sum(parts[1] * 3.0) + dg.reduce_sum(stitched * stitched)
+    np.testing.assert_array_equal(stitched, [[10, 12], [3, 4], [1, 2]])     # TF 2.21
+    np.testing.assert_array_equal(tape.gradient(y, x), [[5, 7], [6, 8], [43, 51]])
+    z = dg.constant([1 + 1j, 2 - 1j])
+    with dg.GradientTape() as tape:
+        tape.watch(z)
+        a = dg.math.angle(z)
+    np.testing.assert_allclose(tape.gradient(a, z), [-0.5 + 0.5j, 0.2 + 0.4j])  # TF 2.21

@@ -98,3 +98,26 @@ ROWS += [
     OpSpec("foldr", lambda x, a: dg.foldr(lambda acc, v: acc * v, x, initializer=a),
            lambda x, a: a * x[2] * x[1] * x[0], inputs(normal(3, 2), normal(2))),
 ]
+
+_PARTS = np.array([[1, 0], [2, 1], [0, 2]], np.int32)   # two elements per part
+
+
+def _stitch_ref(a, b):
+    out = np.zeros((5, 2))
+    out[[4, 0]] = a
+    out[[1, 3, 2]] = b
+    return out
+
+
+ROWS += [
+    OpSpec("dynamic_partition", lambda x: dg.dynamic_partition(x, _PARTS, 3),
+           lambda x: [x[_PARTS == p] for p in range(3)], inputs(normal(3, 2, 2))),
+    OpSpec("dynamic_stitch", lambda a, b: dg.dynamic_stitch([[4, 0], [1, 3, 2]], [a, b]),
+           _stitch_ref, inputs(normal(2, 2), normal(3, 2))),
+    OpSpec("math.invert_permutation",
+           lambda x: dg.cast(dg.math.invert_permutation([2, 0, 3, 1]), dg.float64) * x,
+           lambda x: np.array([1, 3, 0, 2]) * x, inputs(normal(4)), order=0),
+    OpSpec("math.angle", dg.math.angle, np.angle,
+           inputs(lambda rng: rng.standard_normal(4) + 1j * rng.standard_normal(4))),
+    OpSpec("linalg.cross", dg.linalg.cross, np.cross, inputs(normal(2, 3), normal(3))),
+]
