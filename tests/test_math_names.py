@@ -201,3 +201,12 @@ def test_dynamic_partition_and_stitch_gradients_match_tensorflow():
         tape.watch(z)
         a = dg.math.angle(z)
     np.testing.assert_allclose(tape.gradient(a, z), [-0.5 + 0.5j, 0.2 + 0.4j])  # TF 2.21
+
+
+def test_fused_batch_norm_returns_tfs_bessel_corrected_batch_variance():
+    x = dg.constant(np.arange(24.0).reshape(2, 2, 3, 2).astype(np.float32))
+    y, mean, variance = dg.nn.fused_batch_norm(x, [1.0, 2.0], [0.0, 1.0], epsilon=0.001)
+    np.testing.assert_allclose(np.asarray(y).ravel()[:4],                     # TF 2.21
+                               [-1.5932382, -2.1864765, -1.3035586, -1.6071172], rtol=1e-6)
+    np.testing.assert_allclose(mean, [11.0, 12.0])
+    np.testing.assert_allclose(variance, [52.000004, 52.000004], rtol=1e-6)

@@ -121,3 +121,21 @@ ROWS += [
            inputs(lambda rng: rng.standard_normal(4) + 1j * rng.standard_normal(4))),
     OpSpec("linalg.cross", dg.linalg.cross, np.cross, inputs(normal(2, 3), normal(3))),
 ]
+
+ROWS += [
+    OpSpec("nn.fused_batch_norm_training",
+           lambda x, s, o: dg.nn.fused_batch_norm(x, s, o, epsilon=1e-3)[0],
+           lambda x, s, o: _bn_ref(x, x.mean((0, 1, 2)), x.var((0, 1, 2)), o, s),
+           inputs(normal(2, 2, 3, 2), normal(2), normal(2))),
+    OpSpec("nn.fused_batch_norm_batch_moments",
+           lambda x, s, o: list(dg.nn.fused_batch_norm(x, s, o)[1:]),
+           lambda x, s, o: [x.mean((0, 1, 2)), x.var((0, 1, 2)) * 12 / 11],
+           inputs(normal(2, 2, 3, 2), normal(2), normal(2))),
+    OpSpec("nn.fused_batch_norm_inference_nchw",
+           lambda x, s, o: dg.nn.fused_batch_norm(x, s, o, [0.5, -0.5], [2.0, 3.0],
+                                                  data_format="NCHW", is_training=False)[0],
+           lambda x, s, o: _bn_ref(x, np.array([0.5, -0.5])[:, None, None],
+                                   np.array([2.0, 3.0])[:, None, None], o[:, None, None],
+                                   s[:, None, None]),
+           inputs(normal(2, 2, 3, 2), normal(2), normal(2))),
+]
