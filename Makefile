@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-peers clean
+.PHONY: demo test fuzz bench bench-peers conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -12,11 +12,21 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+DEMO_STAMP := $(VENV)/.demo-installed
+
+$(DEMO_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[demo]'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(PY) examples/breast_cancer.py
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# Differential fuzzing with a large budget (DUOGRAD_FUZZ_EXAMPLES programs, default 3000).
+fuzz: $(STAMP)
+	DUOGRAD_FUZZ=1 $(PY) -m pytest tests/test_fuzz_programs.py -k random_programs
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
@@ -24,6 +34,11 @@ bench: $(STAMP)
 
 bench-peers:
 	bash benchmarks/peers/run.sh
+
+# TensorFlow's own gradient tests (../shared/tfsuite) and the differential suite
+# (conformance/) under tensorflow-cpu 2.21 in .venv-conformance; not part of `make test`.
+conformance:
+	bash conformance/run.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -57,17 +57,37 @@ from .ops.norm_ops import norm  # noqa: F401
 from .ops.meshgrid_ops import meshgrid  # noqa: F401
 from .grad_registry import nan_safe_grad, segment_grad  # noqa: F401
 from .ops.static_value_ops import get_static_value, placeholder_with_default  # noqa: F401
+from . import autograph  # noqa: F401 (dg.function's source conversion; dg.autograph)
+from .ops.print_ops import print  # noqa: F401,A004 (tf.print)
+from .ops.py_function_ops import py_function  # noqa: F401
+from .ops.check_ops import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
+                            assert_rank, check_numerics)
+from .grad_registry import check_grad, py_function_grad  # noqa: F401
+from .namespaces import debugging, nest  # noqa: F401
 from .grad_registry import nn_extra_grad, static_value_grad  # noqa: F401
 from .ops.rounding_ops import *  # noqa: F401,F403,A004 (acosh, floor, round, truncatediv, ...)
 from .ops.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat, ...)
 from .grad_registry import array_more_grad, gamma_grad, rounding_grad  # noqa: F401
-from .ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
+from .ops.fold_ops import foldl, foldr  # noqa: F401
 from .ops.partition_ops import dynamic_partition, dynamic_stitch  # noqa: F401
 from .grad_registry import partition_grad  # noqa: F401
 
 __version__ = "0.1.0"
+from .ops.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)
+
 # -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
 from .namespaces import compat  # noqa: E402,F401 (dg.compat.v1 / v2)
 from .training.module import Module  # noqa: E402
 from .training.namespaces import extend as _extend, keras, optimizers, train, v1_train  # noqa: E402,F401
 _extend(compat.v1, {"train": v1_train})
+from .namespaces import summary  # noqa: E402,F401 (dg.summary, dg.compat.v1.summary)
+
+# -- keep this block last: `dir(dg)` and `dg.__all__` list the public API only --------
+from .namespaces import hide_implementation_modules as _hide, public_names as _public_names  # noqa: E402,E501
+
+_hide(globals())
+__all__ = _public_names(globals())
+
+
+def __dir__() -> list:
+    return _public_names(globals())

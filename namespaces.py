@@ -19,6 +19,8 @@ from .framework.interactive_session import InteractiveSession
 from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
 from .ops import init_ops, state_ops, variable_scope, variables
 from .ops.gradients_impl import gradients, hessians
+from .ops import check_ops
+from .framework import nest_api
 
 _state = context.state
 
@@ -45,6 +47,8 @@ nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedd
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})
+debugging = _namespace("duograd.debugging", check_ops)
+nest = _namespace("duograd.nest", nest_api)
 
 
 @contextlib.contextmanager
@@ -147,3 +151,33 @@ def _compat_v1() -> FallbackNamespace:
 
 compat = types.SimpleNamespace(v1=_compat_v1(), v2=FallbackNamespace("duograd.compat.v2"))
 compat.__name__ = "duograd.compat"
+
+
+# -- Summaries (training/summary/): dg.summary and dg.compat.v1.summary ----------------------
+from .training.summary import summary_v1, summary_v2  # noqa: E402
+
+summary = _namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
+compat.v1.summary = _namespace("duograd.compat.v1.summary",
+                               extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
+
+
+# -- the public surface of `dg` ----------------------------------------------------
+PUBLIC_MODULES = ("errors", "autograph")   # modules that are API (no other module is)
+
+
+def public_names(package_globals: dict) -> list:
+    """What `dir(dg)` and `dg.__all__` list: the API, without implementation modules
+    (`ops`, `framework`, `math_grad`, ...), which importing a submodule can re-add."""
+    return sorted(name for name, value in package_globals.items()
+                  if not name.startswith("_") and (not isinstance(value, types.ModuleType)
+                                                   or name in PUBLIC_MODULES))
+
+
+def hide_implementation_modules(package_globals: dict) -> None:
+    """Drops the package attributes that name implementation submodules (they stay
+    importable: `from duograd.ops import ...` finds them in sys.modules)."""
+    for name, value in list(package_globals.items()):
+        if isinstance(value, types.ModuleType) and not name.startswith("_") \
+                and name not in PUBLIC_MODULES and \
+                value.__name__.startswith(package_globals["__name__"] + "."):
+            del package_globals[name]

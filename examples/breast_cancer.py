@@ -1,22 +1,40 @@
-"""Train a small MLP (30-16-1, tanh, logistic loss) on breast-cancer data, twice:
-once in eager style with GradientTape, once in graph style with dg.gradients and
-a Session. Same data, same initial weights, same plain gradient descent, so the
-two modes must print the same losses.
+"""Train an MLP (30-16-1, tanh, logistic loss) on breast-cancer data as users do:
+a `dg.Module`, the Adam optimizer, a CheckpointManager the run resumes from,
+TensorBoard summaries and a tqdm progress bar, in eager mode (a `dg.function`
+train step) and in graph mode (TF1 style: `dg.gradients`, a Session, a
+FileWriter with the graph).
 
-Run: make demo   (or: python examples/breast_cancer.py)
+Each mode trains three times: uninterrupted for STEPS steps; then "killed"
+after INTERRUPT_AT steps; then restarted from the latest checkpoint up to
+STEPS. The resumed run must follow the uninterrupted one bit for bit, and
+the two modes must agree.
+
+Run: make demo   (or: python examples/breast_cancer.py [--logdir DIR])
+Then: tensorboard --logdir examples/runs   (loss curves and the gradient graph)
 """
 from __future__ import annotations
 
+import argparse
 import os
+import shutil
 import time
+from typing import Iterable, List
 
 import numpy as np
 
 import duograd as dg
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "breast_cancer.csv")
+try:  # the `demo` extra (make demo installs it); plain loops without it
+    from tqdm import tqdm
+except ImportError:  # pragma: no cover
+    tqdm = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "breast_cancer.csv")
 STEPS = 300
-LEARNING_RATE = 0.5
+INTERRUPT_AT = 120
+SAVE_EVERY = 40
+LEARNING_RATE = 0.01
 HIDDEN = 16
 
 
@@ -31,83 +49,150 @@ def load_data():
     return x[train], y[train], x[test], y[test]
 
 
-def initial_params(n_features: int):
-    rng = np.random.default_rng(1)
-    return [rng.standard_normal((n_features, HIDDEN)) / np.sqrt(n_features), np.zeros(HIDDEN),
-            rng.standard_normal((HIDDEN, 1)) / np.sqrt(HIDDEN), np.zeros(1)]
+class MLP(dg.Module):
+    """x -> tanh(x W1 + b1) W2 + b2, float64, with a fixed initialisation."""
 
+    def __init__(self, n_features: int, hidden: int = HIDDEN, name: str = "mlp") -> None:
+        super().__init__(name=name)
+        rng = np.random.default_rng(1)
+        with self.name_scope:
+            self.w1 = dg.Variable(rng.standard_normal((n_features, hidden)) / np.sqrt(n_features),
+                                  name="w1")
+            self.b1 = dg.Variable(np.zeros(hidden), name="b1")
+            self.w2 = dg.Variable(rng.standard_normal((hidden, 1)) / np.sqrt(hidden), name="w2")
+            self.b2 = dg.Variable(np.zeros(1), name="b2")
 
-def logits(params, x):
-    w1, b1, w2, b2 = params
-    return dg.matmul(dg.tanh(dg.matmul(x, w1) + b1), w2) + b2
+    @dg.Module.with_name_scope
+    def __call__(self, x):
+        with dg.name_scope("hidden"):
+            h = dg.tanh(dg.matmul(x, self.w1) + self.b1)
+        with dg.name_scope("logits"):
+            return dg.matmul(h, self.w2) + self.b2
 
 
 def logistic_loss(z, y):
     """Mean of log(1 + exp(z)) - y z, written in its overflow-free form."""
-    return dg.reduce_mean(dg.maximum(z, 0.0) - z * y + dg.log1p(dg.exp(-dg.abs(z))))
+    with dg.name_scope("logistic_loss"):
+        return dg.reduce_mean(dg.maximum(z, 0.0) - z * y + dg.log1p(dg.exp(-dg.abs(z))))
 
 
 def accuracy(z: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((z > 0) == (y > 0.5)))
 
 
-def train_eager(x, y, x_test, y_test):
-    params = [dg.constant(p) for p in initial_params(x.shape[1])]
-    x, y = dg.constant(x), dg.constant(y)
-    losses = []
-    for _ in range(STEPS):
+def progress(steps: Iterable[int], start: int, desc: str):
+    if tqdm is None:
+        return steps
+    return tqdm(steps, initial=start, total=STEPS, desc=desc, leave=False, ncols=80)
+
+
+def train_eager(data, ckpt_dir: str, logdir: str, stop_at: int = STEPS):
+    """Trains (resuming from `ckpt_dir` if it holds a checkpoint) until step `stop_at`."""
+    x, y, x_test, y_test = data
+    model = MLP(x.shape[1])
+    optimizer = dg.keras.optimizers.Adam(LEARNING_RATE)
+    manager = dg.train.CheckpointManager(dg.train.Checkpoint(model=model, optimizer=optimizer),
+                                         ckpt_dir, max_to_keep=3)
+    manager.restore_or_initialize()
+    start = int(optimizer.iterations.numpy())
+    writer = dg.summary.create_file_writer(logdir)
+
+    @dg.function
+    def train_step(inputs, labels):
         with dg.GradientTape() as tape:
-            tape.watch(params)
-            loss = logistic_loss(logits(params, x), y)
-        grads = tape.gradient(loss, params)
-        params = [p - LEARNING_RATE * g for p, g in zip(params, grads)]
-        losses.append(float(loss))
-    test_z = logits(params, dg.constant(x_test)).numpy()
-    return losses, accuracy(test_z, y_test)
+            loss = logistic_loss(model(inputs), labels)
+        dg.summary.scalar("loss", loss, step=optimizer.iterations)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    losses: List[float] = []
+    inputs, labels = dg.constant(x), dg.constant(y)
+    with writer.as_default():
+        for step in progress(range(start, stop_at), start, "eager"):
+            losses.append(float(train_step(inputs, labels)))
+            if (step + 1) % SAVE_EVERY == 0:
+                manager.save(checkpoint_number=step + 1)
+    writer.close()
+    return losses, accuracy(model(dg.constant(x_test)).numpy(), y_test), start
 
 
-def train_graph(x, y, x_test, y_test):
+def train_graph(data, ckpt_dir: str, logdir: str, stop_at: int = STEPS):
+    """The same training in a graph run by a Session (TF1 style)."""
+    x, y, x_test, y_test = data
     graph = dg.Graph()
     with graph.as_default():
         inputs = dg.placeholder(dg.float64, [None, x.shape[1]], name="x")
         labels = dg.placeholder(dg.float64, [None, 1], name="y")
-        param_feeds = [dg.placeholder(dg.float64, p.shape, name=f"param_{i}")
-                       for i, p in enumerate(initial_params(x.shape[1]))]
-        z = logits(param_feeds, inputs)
-        loss = logistic_loss(z, labels)
-        grads = dg.gradients(loss, param_feeds)
-        updated = [p - LEARNING_RATE * g for p, g in zip(param_feeds, grads)]
-    params = initial_params(x.shape[1])
-    losses = []
+        model = MLP(x.shape[1])
+        optimizer = dg.keras.optimizers.Adam(LEARNING_RATE)
+        logits = model(inputs)
+        loss = logistic_loss(logits, labels)
+        grads = dg.gradients(loss, list(model.trainable_variables))
+        train_op = optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        dg.compat.v1.summary.scalar("loss", loss)
+        summaries = dg.compat.v1.summary.merge_all()
+        manager = dg.train.CheckpointManager(
+            dg.train.Checkpoint(model=model, optimizer=optimizer), ckpt_dir, max_to_keep=3)
+        init = dg.global_variables_initializer()
+    losses: List[float] = []
     with dg.Session(graph=graph) as sess:
-        for _ in range(STEPS):
-            feeds = {inputs: x, labels: y, **dict(zip(param_feeds, params))}
-            loss_value, params = sess.run([loss, updated], feeds)
+        sess.run(init)
+        manager.restore_or_initialize()  # into the default session
+        start = int(sess.run(optimizer.iterations))
+        writer = dg.compat.v1.summary.FileWriter(logdir, graph)
+        feeds = {inputs: x, labels: y}
+        for step in progress(range(start, stop_at), start, "graph"):
+            loss_value, summary, _ = sess.run([loss, summaries, train_op], feeds)
+            writer.add_summary(summary, step)
             losses.append(float(loss_value))
-        test_z = sess.run(z, {inputs: x_test, **dict(zip(param_feeds, params))})
-    return losses, accuracy(test_z, y_test)
+            if (step + 1) % SAVE_EVERY == 0:
+                manager.save(checkpoint_number=step + 1)
+        writer.close()
+        test_accuracy = accuracy(sess.run(logits, {inputs: x_test}), y_test)
+    return losses, test_accuracy, start
 
 
-def report(mode: str, losses, test_accuracy: float, seconds: float) -> None:
+def run_mode(mode: str, train, data, logdir: str) -> List[float]:
+    """Uninterrupted, interrupted and resumed runs of one mode; checks they agree."""
+    began = time.perf_counter()
+    full, test_accuracy, _ = train(data, os.path.join(logdir, "ckpt", f"{mode}_full"),
+                                   os.path.join(logdir, mode))
+    seconds = time.perf_counter() - began
+    ckpt_dir = os.path.join(logdir, "ckpt", f"{mode}_resumed")
+    summaries = os.path.join(logdir, "restarts", mode)
+    first, _, _ = train(data, ckpt_dir, summaries, stop_at=INTERRUPT_AT)
+    restored_from = os.path.basename(dg.train.latest_checkpoint(ckpt_dir) or "nothing")
+    rest, _, resumed_at = train(data, ckpt_dir, summaries)
     marks = [0, 1, 10, 50, 100, STEPS - 1]
-    trail = "  ".join(f"step {i}: {losses[i]:.4f}" for i in marks)
-    print(f"{mode:>5}  {trail}")
+    print(f"{mode:>5}  " + "  ".join(f"step {i}: {full[i]:.4f}" for i in marks))
     print(f"{mode:>5}  test accuracy {test_accuracy:.3f}   ({seconds:.2f} s for {STEPS} steps)")
+    resumed = first + rest
+    same = resumed == full
+    print(f"{mode:>5}  killed at step {len(first)}, restarted from {restored_from} (step "
+          f"{resumed_at}): resumed losses {'==' if same else '!='} uninterrupted, bit for bit")
+    if not same or resumed_at != (INTERRUPT_AT // SAVE_EVERY) * SAVE_EVERY:
+        raise SystemExit(f"demo failed: the resumed {mode} run left the uninterrupted trajectory")
+    return full
 
 
 def main() -> None:
-    x, y, x_test, y_test = load_data()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--logdir", default=os.path.join(HERE, "runs"),
+                        help="summaries and checkpoints (emptied first)")
+    logdir = parser.parse_args().logdir
+    shutil.rmtree(logdir, ignore_errors=True)
+    data = load_data()
+    x, _, x_test, _ = data
     print(f"breast-cancer data: {len(x)} training and {len(x_test)} test samples, "
-          f"{x.shape[1]} features; MLP 30-{HIDDEN}-1, plain gradient descent")
-    start = time.perf_counter()
-    eager_losses, eager_acc = train_eager(x, y, x_test, y_test)
-    report("eager", eager_losses, eager_acc, time.perf_counter() - start)
-    start = time.perf_counter()
-    graph_losses, graph_acc = train_graph(x, y, x_test, y_test)
-    report("graph", graph_losses, graph_acc, time.perf_counter() - start)
-    gap = max(abs(a - b) for a, b in zip(eager_losses, graph_losses))
+          f"{x.shape[1]} features; MLP 30-{HIDDEN}-1 (dg.Module), Adam({LEARNING_RATE}), "
+          f"checkpoints every {SAVE_EVERY} steps")
+    eager = run_mode("eager", train_eager, data, logdir)
+    graph = run_mode("graph", train_graph, data, logdir)
+    gap = max(abs(a - b) for a, b in zip(eager, graph))
     print(f"largest loss difference between the modes: {gap:.2e}")
-    if not (eager_losses[-1] < eager_losses[0] and gap < 1e-9):
+    print(f"summaries and checkpoints in {logdir}; view them with: tensorboard --logdir {logdir}")
+    if not (eager[-1] < eager[0] and gap < 1e-9):
         raise SystemExit("demo failed: the loss did not fall, or the modes disagree")
 
 

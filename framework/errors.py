@@ -41,5 +41,10 @@ class InternalError(OpError):
     """An invariant of the runtime was broken."""
 
 
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
+
+
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
-           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError"]
+           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
+           "DataLossError"]

@@ -51,3 +51,6 @@ jvp_functions = Registry("JVP rule")
 batching_rules = Registry("batching rule")
 # Gradient functions that accept None for missing output gradients, by name.
 gradients_accepting_none: Dict[str, Callable] = {}
+# Source converters dg.function applies to the Python function before tracing
+# ("autograph", registered by the autograph package).
+source_converters = Registry("source converter")

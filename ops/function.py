@@ -21,6 +21,7 @@ from ..eager import context
 from ..framework import nest
 from ..framework.func_graph import FuncGraph, capture_value, tracing, variables_captured
 from ..framework.graph import SymbolicTensor
+from ..framework.registry import source_converters
 from ..framework.tensor import Tensor
 from ..framework.tensor_spec import TensorSpec
 from .constant_op import convert_to_tensor
@@ -115,8 +116,9 @@ class Function:
     """A Python function traced into graphs; see `function`."""
 
     def __init__(self, python_function: Callable, input_signature: Optional[Sequence[Any]] = None,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, autograph: bool = True) -> None:
         self.python_function = python_function
+        self._autograph = autograph
         self.input_signature = None if input_signature is None else list(input_signature)
         if self.input_signature is not None:
             for spec in nest.flatten(self.input_signature):
@@ -143,7 +145,7 @@ class Function:
         bound = self._descriptor_cache.get(instance)
         if bound is None:
             bound = Function(self.python_function.__get__(instance, owner), self.input_signature,
-                             self._name)
+                             self._name, self._autograph)
             self._descriptor_cache[instance] = bound
         return bound
 
@@ -234,7 +236,7 @@ class Function:
                 traced.append(graph.add_input(leaf.dtype, leaf.shape, "args"))
             call_args, call_kwargs = nest.pack_sequence_as([list(args), kwargs], traced)
             self._tracing_count += 1
-            result = self.python_function(*call_args, **call_kwargs)
+            result = self._traced_callable()(*call_args, **call_kwargs)
             out_flat = nest.flatten(result)
             outputs: List[Any] = []
             slots: List[Optional[int]] = []
@@ -248,6 +250,11 @@ class Function:
         graph.outputs = outputs
         fn = GraphFunction(graph, graph.inputs, outputs)
         return ConcreteFunction(fn, [list(args), kwargs], result, mask, slots)
+
+    def _traced_callable(self) -> Callable:
+        """The Python function, converted by AutoGraph unless `autograph=False`."""
+        convert = source_converters.get("autograph") if self._autograph else None
+        return self.python_function if convert is None else convert(self.python_function)
 
     def __repr__(self) -> str:
         return f"<dg.function {self._name}>"
@@ -275,8 +282,9 @@ def function(func: Optional[Callable] = None, input_signature: Optional[Sequence
     """Compiles `func` into a graph-backed callable (usable as a decorator, with or
     without arguments). Python side effects run only while tracing."""
     if func is None:
-        return functools.partial(function, input_signature=input_signature, name=name)
-    return Function(func, input_signature, name)
+        return functools.partial(function, input_signature=input_signature, name=name,
+                                 autograph=autograph)
+    return Function(func, input_signature, name, autograph)
 
 
 __all__ = ["function"]

@@ -230,6 +230,8 @@ def sigmoid(x: Any, name: Optional[str] = None):
 
 # -- cast ------------------------------------------------------------------
 def _cast_kernel(x, *, DstT):
+    if x.dtype.kind == "c" and not DstT.is_complex:
+        x = x.real   # TF keeps the real part (NumPy would warn)
     return x.astype(DstT.as_numpy_dtype, copy=False)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.op_def import declare_op
-from . import array_ops, math_ops, reduction_ops, special_math_ops
+from . import array_ops, join_ops, math_ops, reduction_ops, special_math_ops
 from .constant_op import convert_to_tensor
 from .matmul_ops import matmul
 from .nn_ops import bias_add, moments
@@ -107,10 +107,15 @@ def fused_batch_norm(x: Any, scale: Any, offset: Any, mean: Any = None, variance
         batch_mean, batch_var = moments(x, axes)
         y = batch_normalization(x, per_channel(batch_mean), per_channel(batch_var),
                                 per_channel(offset), per_channel(scale), epsilon)
-        count = 1
-        for a in axes:
-            count *= x.shape[a] if x.shape[a] is not None else 0
-        factor = count / max(count - 1, 1)
+        dims = [x.shape[a] for a in axes]
+        if None in dims:   # the element count per channel, at run time
+            sizes = array_ops.shape(x)
+            count = math_ops.cast(reduction_ops.reduce_prod(
+                join_ops.stack([sizes[a] for a in axes])), x.dtype)
+            factor = count / math_ops.maximum(count - 1, 1)
+        else:
+            count = int(np.prod(dims))
+            factor = count / max(count - 1, 1)
         batch_var = batch_var * factor
         if exponential_avg_factor != 1.0 and mean is not None and variance is not None:
             keep = 1.0 - exponential_avg_factor

@@ -336,8 +336,9 @@ class TensorArray:
         shape = self._merge_shape(row)
         if self._eager:
             idx = np.asarray(convert_to_tensor(indices)).reshape(-1)
+            rows = join_ops.unstack(value)   # as TF's eager TensorArray: dense gradients
             for k, i in enumerate(idx):
-                self.write(int(i), gather(value, int(k)))
+                self.write(int(i), rows[k])
             self._element_shape = shape
             return self
         indices = convert_to_tensor(indices, dtype=dtypes.int32)

@@ -26,6 +26,16 @@ def constant_value(tensor: Any) -> Optional[np.ndarray]:
         parts = [constant_value(t) for t in op.inputs]
         if all(p is not None for p in parts):
             return np.stack(parts, axis=op.attrs.get("axis", 0))
+    if op.type == "Size" and op.inputs[0].shape.is_fully_defined():
+        return np.array(op.inputs[0].shape.num_elements(), dtype=tensor.dtype.as_numpy_dtype)
+    if op.type == "Rank" and op.inputs[0].shape.rank is not None:
+        return np.array(op.inputs[0].shape.rank, dtype=tensor.dtype.as_numpy_dtype)
+    if op.type == "AddN":   # e.g. the total size of several tensors
+        parts = [constant_value(t) for t in op.inputs]
+        if all(p is not None for p in parts):
+            return np.sum(parts, axis=0).astype(tensor.dtype.as_numpy_dtype)
+    if op.type in ("Identity", "StopGradient"):
+        return constant_value(op.inputs[0])
     return None
 
 

@@ -84,3 +84,46 @@ def test_every_api_op_function_builds_only_covered_op_types():
             build(dg.placeholder(dg.float32, x.shape))
         types = {op.type for op in g.get_operations()} - {"Placeholder"}
         assert types <= covered, f"{name} builds uncovered op types {types - covered}"
+
+
+def test_dir_lists_the_public_api_and_no_implementation_modules():
+    import importlib
+    import types
+    importlib.import_module("duograd.ops.gradient_checker_v1")   # a submodule import ...
+    names = dir(dg)
+    modules = [n for n in names if isinstance(getattr(dg, n), types.ModuleType)]
+    assert modules == ["autograph", "errors"]                     # ... adds nothing to dir
+    for internal in ("ops", "framework", "eager", "grad_registry", "namespaces", "math_grad",
+                     "array_grad", "gradient_checker_v1"):
+        assert internal not in names
+    assert sorted(dg.__all__) == names
+    assert {"compat", "GradientTape", "gradients", "math", "errors"} <= set(names)
+
+
+def test_compat_v1_mirrors_tf_compat_v1_for_graph_mode():
+    v1 = dg.compat.v1
+    for name in ("placeholder Session InteractiveSession gradients hessians get_variable "
+                 "variable_scope AUTO_REUSE get_variable_scope global_variables_initializer "
+                 "constant_initializer zeros_initializer ones_initializer assign "
+                 "disable_eager_execution enable_eager_execution").split():
+        assert hasattr(v1, name), f"dg.compat.v1.{name} is missing"
+    assert v1.test.compute_gradient_error and v1.reduce_sum is dg.reduce_sum
+
+
+FUNCTION_BODY_UTILITIES = {
+    "": "print py_function range autograph debugging nest Assert check_numerics".split(),
+    "debugging": """Assert assert_all_finite assert_equal assert_greater assert_greater_equal
+    assert_integer assert_less assert_less_equal assert_near assert_negative assert_non_negative
+    assert_non_positive assert_none_equal assert_positive assert_rank assert_rank_at_least
+    assert_rank_in assert_same_float_dtype assert_scalar assert_shapes assert_type
+    check_numerics is_numeric_tensor""".split(),
+    "nest": "assert_same_structure flatten is_nested map_structure pack_sequence_as".split(),
+    "autograph": "to_graph do_not_convert experimental".split(),
+}
+
+
+@pytest.mark.parametrize("space", sorted(FUNCTION_BODY_UTILITIES))
+def test_function_body_utilities(space):
+    module = getattr(dg, space) if space else dg
+    missing = [n for n in FUNCTION_BODY_UTILITIES[space] if not hasattr(module, n)]
+    assert not missing, f"dg.{space} lacks {missing}"

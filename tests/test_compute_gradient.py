@@ -134,3 +134,16 @@ def test_v1_spelling_through_dg_test_and_random_init():
         assert dg.test.compute_gradient_error(x, [2], y, [3]) < 1e-6
     assert t.shape == (2, 3)
     np.testing.assert_allclose(t, n, atol=1e-6)
+
+
+def test_graph_mode_segment_prod_gradient_needs_bool_fills():
+    """TF's math_grad_test SegmentProd case in graph mode (bool ones_like of a dynamic shape)."""
+    with dg.Graph().as_default(), dg.Session().as_default() as sess:
+        data = dg.constant([[0, 2, 3, 4], [0, 0, 2, 0], [5, 0, 7, 0]], dtype=dg.float32)
+        ids = dg.constant([0, 0, 1], dtype=dg.int64)
+        t, n = dg.test.compute_gradient(lambda x: dg.math.segment_prod(x, ids), [data])
+        p = dg.placeholder(dg.float32, [None])
+        ones, zeros = sess.run([dg.ones_like(p, dtype=dg.bool), dg.zeros(dg.shape(p), dg.bool)],
+                               {p: [1.0, 2.0]})
+    assert max(abs(t[0] - n[0]).ravel()) < 2e-4
+    assert ones.tolist() == [True, True] and zeros.tolist() == [False, False]

@@ -102,3 +102,47 @@ def test_tangents_do_not_outlive_their_primals():
         del derived
         gc.collect()
         assert derived_ref() is None and derived_tangent_ref() is None
+
+
+def test_accumulator_around_vectorized_map_and_nested_functions():
+    primal = dg.constant(PRIMAL)
+    ones = dg.constant(np.ones(3, np.float32))
+    with dg.autodiff.ForwardAccumulator(primal, ones) as acc:
+        mapped = dg.vectorized_map(lambda row: dg.sin(primal) * row, dg.constant(TANGENTS))
+        nested = dg.function(lambda: dg.function(lambda: dg.sin(primal))())()
+    np.testing.assert_allclose(acc.jvp(mapped).numpy(), np.cos(PRIMAL) * TANGENTS, rtol=1e-6)
+    np.testing.assert_allclose(acc.jvp(nested).numpy(), np.cos(PRIMAL), rtol=1e-6)
+
+    @dg.function
+    def inside(tangent):
+        with dg.autodiff.ForwardAccumulator(primal, tangent) as inner:
+            y = dg.function(lambda: dg.sin(primal))()
+        return inner.jvp(y)
+
+    np.testing.assert_allclose(inside(ones).numpy(), np.cos(PRIMAL), rtol=1e-6)
+
+
+def test_forward_over_back_hessian_in_map_fn_inside_a_function():
+    """forwardprop_test's HessianTests.testHessian1D pattern: a tape and an accumulator in a
+    while body (map_fn) inside dg.function, both about the function's own argument."""
+    rng = np.random.RandomState([1, 2, 3])
+    mat_value = rng.randn(4, 4).astype("float32")
+    mat = dg.Variable(mat_value)
+
+    def hvp(x, tangent):
+        with dg.autodiff.ForwardAccumulator(x, tangent) as acc:
+            with dg.GradientTape() as tape:
+                tape.watch(x)
+                y = dg.reduce_sum(x[:, None] * mat * x[None, :])
+            grad = tape.gradient(y, x)
+        return acc.jvp(grad)
+
+    @dg.function
+    def hessian(x):
+        return dg.map_fn(lambda t: hvp(x, t), dg.eye(4), dtype=dg.float32)
+
+    x = dg.constant(rng.randn(4).astype("float32"))
+    expected = mat_value + mat_value.T
+    np.testing.assert_allclose(hessian(x).numpy(), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dg.map_fn(lambda t: hvp(x, t), dg.eye(4)).numpy(), expected,
+                               rtol=1e-5, atol=1e-5)

@@ -1,6 +1,7 @@
-"""Training on top of the differentiation core: Module, optimizers, schedules.
+"""Training on top of the differentiation core: Module, optimizers, schedules,
+checkpoints (Checkpoint, CheckpointManager, Saver) and TensorBoard summaries.
 
 Nothing in the core imports this package; the public namespaces
 (`dg.Module`, `dg.keras.optimizers`, `dg.train`, `dg.compat.v1.train`) are
-assembled in `training/namespaces.py`.
+assembled in `training/namespaces.py`, `dg.summary` in `duograd/namespaces.py`.
 """

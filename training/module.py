@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from ..ops.variables import Variable
 from ..namespaces import name_scope as _name_scope_cm
+from .trackable import child_added
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
@@ -88,6 +89,12 @@ class Module:
             with self.name_scope:
                 return method(self, *args, **kwargs)
         return method_with_name_scope
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Sets the attribute; a checkpoint restored before it existed restores it now
+        (TF's deferred restoration of variables a module builds lazily)."""
+        object.__setattr__(self, name, value)
+        child_added(self, name, value)
 
     def trackable_children(self) -> dict:
         """Named attributes holding variables, modules, optimizers (checkpoint walk)."""

@@ -45,4 +45,10 @@ train = namespace("duograd.train", dict(_TRAIN_V1))
 # dg.compat.v1.train (dg.compat itself is assembled in duograd/namespaces.py)
 v1_train = namespace("duograd.compat.v1.train", dict(_TRAIN_V1))
 
+# -- Checkpoints (checkpoint_api): Checkpoint, CheckpointManager, latest_checkpoint, Saver --
+from . import checkpoint_api as _checkpoint_api  # noqa: E402
+
+extend(train, _checkpoint_api.CHECKPOINT_NAMES)
+extend(v1_train, _checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES)
+
 __all__ = ["keras", "optimizers", "train", "v1_train", "namespace", "extend"]

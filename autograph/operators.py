@@ -1,0 +1,362 @@
+"""AutoGraph's runtime operators: what converted code calls instead of Python's statements.
+
+Each operator looks at its condition or iterable when the converted function
+runs: a tensor being traced into a graph turns the statement into `dg.cond`
+or `dg.while_loop`; anything else (a Python value, or an eager tensor) runs
+the statement as plain Python. The branch and loop bodies come as functions
+that read and write the enclosing function's variables (`nonlocal`);
+`get_state` / `set_state` read and write the variables that become cond
+outputs or loop variables, named by `names` for TF's error messages.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Callable, List, Optional, Sequence
+
+from ..eager import context
+from ..framework import nest
+from ..framework.func_graph import FuncGraph, tracing
+from ..framework.tensor import Tensor
+from ..ops.cond_ops import cond
+from ..ops.constant_op import convert_to_tensor, is_tensor
+from ..ops.creation_ops import range as tensor_range
+from ..ops.tensor_array_ops import TensorArray
+from ..ops.while_loop_ops import while_loop
+from ..namespaces import control_dependencies
+from ..ops import array_ops, math_ops
+from ..ops.check_ops import Assert
+
+_state = context.state
+
+
+class Undefined:
+    """The value of a variable that no statement has assigned yet."""
+
+    __slots__ = ("symbol_name",)
+
+    def __init__(self, symbol_name: str) -> None:
+        self.symbol_name = symbol_name
+
+    def __repr__(self) -> str:
+        return f"<undefined {self.symbol_name}>"
+
+
+class UndefinedReturnValue:
+    """The return value of a function before any `return` statement ran."""
+
+    def __repr__(self) -> str:
+        return "<undefined return value>"
+
+
+def ld(value: Any) -> Any:
+    """A variable read: an undefined one raises as Python would."""
+    if isinstance(value, Undefined):
+        raise UnboundLocalError(f"'{value.symbol_name}' is used before assignment")
+    return value
+
+
+def ldu(read: Callable[[], Any], symbol_name: str) -> Any:
+    """The value of a composite symbol (`x['k']`, `a.b`), Undefined when it has none."""
+    try:
+        return read()
+    except (KeyError, AttributeError, IndexError, UnboundLocalError, NameError):
+        return Undefined(symbol_name)
+
+
+def retval(value: Any) -> Any:
+    """The function's return value (None when no return statement ran)."""
+    return None if isinstance(value, UndefinedReturnValue) else value
+
+
+def _staged(value: Any) -> bool:
+    """True when `value` is a tensor and a graph is being built (cond/while apply)."""
+    return _state.graph is not None and is_tensor(value)
+
+
+# -- boolean operators ------------------------------------------------------------
+def and_(a: Callable[[], Any], b: Callable[[], Any]) -> Any:
+    """`a and b`, lazily: a tensor `a` gives `cond(a, b, lambda: a)`."""
+    a_value = a()
+    if _staged(a_value):
+        return cond(a_value, b, lambda: a_value)
+    return a_value and b()
+
+
+def or_(a: Callable[[], Any], b: Callable[[], Any]) -> Any:
+    """`a or b`, lazily: a tensor `a` gives `cond(a, lambda: a, b)`."""
+    a_value = a()
+    if _staged(a_value):
+        return cond(a_value, lambda: a_value, b)
+    return a_value or b()
+
+
+def not_(a: Any) -> Any:
+    """`not a`; a tensor gives `logical_not(a)`."""
+    if is_tensor(a):
+        return math_ops.logical_not(a)
+    return not a
+
+
+def if_exp(test: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
+    """`if_true() if test else if_false()`; a tensor test gives a cond."""
+    if _staged(test):
+        return cond(test, if_true, if_false)
+    return if_true() if test else if_false()
+
+
+# -- if ---------------------------------------------------------------------------
+def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
+            get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
+            names: Sequence[str], nouts: int) -> None:
+    """An `if` statement; the first `nouts` of `names` are the cond's outputs."""
+    if not _staged(test):
+        if test:
+            body()
+        else:
+            orelse()
+        return
+    init = get_state()
+    done: dict = {}
+
+    def branch(fn: Callable[[], None], label: str) -> Callable[[], tuple]:
+        def run() -> tuple:
+            set_state(init)
+            fn()
+            outs = _branch_outputs(get_state()[:nouts], names, label)
+            done[label] = outs
+            if len(done) == 2:
+                _check_branches(done["main"], done["else"], names)
+            return outs
+        return run
+
+    outs = cond(test, branch(body, "main"), branch(orelse, "else"))
+    set_state(tuple(outs) + tuple(init[nouts:]))
+
+
+def _branch_outputs(values: Sequence[Any], names: Sequence[str], label: str) -> tuple:
+    outs = []
+    for name, value in zip(names, values):
+        if isinstance(value, UndefinedReturnValue):
+            raise ValueError(f"the {label} branch must also have a return statement.")
+        if isinstance(value, Undefined):
+            raise ValueError(f"'{name}' must also be initialized in the {label} branch")
+        if value is None:
+            raise ValueError(f"'{name}' is None at the end of the {label} branch.")
+        outs.append(nest.map_structure(_as_tensor, value))
+    return tuple(outs)
+
+
+def _check_branches(main: tuple, orelse: tuple, names: Sequence[str]) -> None:
+    for name, a, b in zip(names, main, orelse):
+        try:
+            nest.assert_same_structure(a, b)
+        except ValueError as error:
+            raise TypeError(f"'{name}' must have the same nested structure in the main and "
+                            f"else branches:\n\n{error}") from None
+        for x, y in zip(nest.flatten(a), nest.flatten(b)):
+            if x.dtype != y.dtype:
+                raise TypeError(f"'{name}' has dtype {x.dtype.name} in the main branch, but "
+                                f"dtype {y.dtype.name} in the else branch")
+
+
+def _as_tensor(value: Any) -> Any:
+    if isinstance(value, (Tensor, TensorArray)):
+        return value
+    return convert_to_tensor(value)
+
+
+# -- loops ------------------------------------------------------------------------
+def while_stmt(test: Callable[[], Any], body: Callable[[], None],
+               get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
+               names: Sequence[str], opts: Optional[dict] = None) -> None:
+    """A `while` loop: a `while_loop` when the first test is a tensor in a graph."""
+    first = test()
+    if not _staged(first):
+        keep_going = first
+        while keep_going:
+            body()
+            keep_going = test()
+        return
+
+    def probe() -> None:
+        test()
+        body()
+
+    _staged_loop(lambda _: test(), lambda _: body(), get_state, set_state, names, probe, None)
+
+
+def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]],
+             body: Callable[[Any], None], get_state: Callable[[], tuple],
+             set_state: Callable[[tuple], None], names: Sequence[str],
+             opts: Optional[dict] = None) -> None:
+    """A `for` loop over a tensor, a `dg.range`, a TensorArray or a Python iterable."""
+    if _state.graph is not None and (is_tensor(iterable) or isinstance(iterable, TensorArray)):
+        start, limit, delta, element = _iteration(iterable)
+
+        def loop_test(i: Any) -> Any:
+            more = math_ops.logical_or(math_ops.logical_and(delta > 0, i < limit),
+                                       math_ops.logical_and(delta < 0, i > limit))
+            if extra_test is None:
+                return more
+            extra = extra_test()
+            if is_tensor(extra):
+                return math_ops.logical_and(more, extra)
+            return more if extra else math_ops.logical_and(more, False)
+
+        def probe() -> None:
+            body(element(start))
+
+        _staged_loop(loop_test, lambda i: body(element(i)), get_state, set_state, names, probe,
+                     (start, delta))
+        return
+    for target in iterable:
+        if extra_test is not None and not extra_test():
+            break
+        body(target)
+
+
+def _iteration(iterable: Any):
+    """(start, limit, delta, element(i)) for iterating a tensor or TensorArray in a graph."""
+    if isinstance(iterable, TensorArray):
+        zero = convert_to_tensor(0)
+        return zero, iterable.size(), convert_to_tensor(1), iterable.read
+    iterable = convert_to_tensor(iterable)
+    op = getattr(iterable, "op", None)
+    if op is not None and op.type == "Range":
+        start, limit, delta = op.inputs
+        return start, limit, delta, lambda i: i
+    if iterable.shape.rank == 0:
+        raise TypeError(f"Cannot iterate over a scalar tensor {iterable.name}")
+    limit = array_ops.shape(iterable)[0]
+    return convert_to_tensor(0), limit, convert_to_tensor(1), lambda i: iterable[i]
+
+
+def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
+                 get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
+                 names: Sequence[str], probe: Callable[[], None], index: Any) -> None:
+    """Runs the loop as one `while_loop` over `names`; `index` is (start, delta) of a
+    `for` loop's hidden index (None for `while`)."""
+    state = list(get_state())
+    guessed = [n for n, v in zip(names, state) if isinstance(v, Undefined) or v is None]
+    init = _initial_values(state, names, get_state, set_state, probe)
+    has_index = index is not None
+    # an iteration count: variables first assigned in the body need one iteration to be
+    # defined (and while_loop needs at least one loop variable)
+    has_count = bool(guessed) or not (init or has_index)
+    head = ([index[0]] if has_index else []) + ([convert_to_tensor(0)] if has_count else [])
+    n = len(head)
+
+    def loop_cond(*values: Any) -> Any:
+        set_state(tuple(values[n:]))
+        return test(values[0] if has_index else None)
+
+    def loop_body(*values: Any) -> tuple:
+        i = values[0] if has_index else None
+        set_state(tuple(values[n:]))
+        body(i)
+        new = [nest.map_structure(_as_tensor, v) for v in get_state()]
+        _check_iteration(init, new, names)
+        new_head = ([i + index[1]] if has_index else []) + \
+            ([values[n - 1] + 1] if has_count else [])
+        return tuple(new_head) + tuple(new)
+
+    outs = while_loop(loop_cond, loop_body, tuple(head) + tuple(init))
+    final = list(outs[n:])
+    if guessed:
+        check = Assert(outs[n - 1] > 0, [
+            f"loop must iterate at least once to initialize {', '.join(guessed)}"])
+        with control_dependencies([check]):
+            final = [nest.map_structure(array_ops.identity, v) for v in final]
+    set_state(tuple(final))
+
+
+def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[], tuple],
+                    set_state: Callable[[tuple], None], probe: Callable[[], None]) -> List[Any]:
+    """Loop variables as tensors; undefined ones take the dtype and shape the body gives
+    them (traced once in a scratch graph), starting from zeros, as TF's AutoGraph does."""
+    for name, value in zip(names, init):
+        if isinstance(value, UndefinedReturnValue):
+            raise NotImplementedError(
+                "a return statement cannot be placed inside this TensorFlow loop; this may "
+                "happen if a return statement depends on a static Python condition such as "
+                "a hyperparameter")
+    undefined = [k for k, v in enumerate(init) if isinstance(v, Undefined) or v is None]
+    values = [v if k in undefined else nest.map_structure(_as_tensor, v)
+              for k, v in enumerate(init)]
+    if not undefined:
+        return values
+    scratch = FuncGraph("autograph_loop_probe", outer_graph=_state.graph)
+    failure: Optional[BaseException] = None
+    with tracing(scratch):
+        set_state(tuple(v if k in undefined else nest.map_structure(_placeholder_of(scratch), v)
+                        for k, v in enumerate(values)))
+        try:
+            probe()
+        except Exception as error:  # noqa: BLE001 - reported as TF's "must be defined"
+            failure = error
+        after = get_state()
+    set_state(tuple(init))
+    for k in undefined:
+        found = None if failure is not None else after[k]
+        leaves = nest.flatten(found) if found is not None else []
+        if not leaves or not all(isinstance(t, Tensor) and t.shape.is_fully_defined()
+                                 for t in leaves):
+            note = "" if failure is None else (
+                f"\nNote: AutoGraph tried to define it automatically, but ran into a "
+                f"{type(failure).__name__}: {failure}")
+            raise ValueError(f"'{names[k]}' must be defined before the loop{note}")
+        values[k] = nest.map_structure(
+            lambda t: array_ops.zeros(t.shape.as_list(), t.dtype), found)
+    return values
+
+
+def _placeholder_of(graph: FuncGraph) -> Callable[[Any], Any]:
+    def placeholder(value: Any) -> Any:
+        if isinstance(value, Tensor):
+            return graph.add_input(value.dtype, value.shape, "probe")
+        return value
+    return placeholder
+
+
+def _check_iteration(before: List[Any], after: List[Any], names: Sequence[str]) -> None:
+    for name, a, b in zip(names, before, after):
+        try:
+            nest.assert_same_structure(a, b)
+        except ValueError as error:
+            raise TypeError(f"'{name}' does not have the same nested structure after one "
+                            f"iteration.\n\n{error}") from None
+        for x, y in zip(nest.flatten(a), nest.flatten(b)):
+            if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+                continue
+            if x.dtype != y.dtype:
+                raise TypeError(f"'{name}' has dtype {x.dtype.name} before the loop, but dtype "
+                                f"{y.dtype.name} after one iteration")
+            if not x.shape.is_compatible_with(y.shape):
+                raise ValueError(f"'{name}' has shape {x.shape} before the loop, but shape "
+                                 f"{y.shape} after one iteration. Use dg.while_loop with "
+                                 "shape_invariants to let the shape vary.")
+
+
+# -- builtins that take tensors ----------------------------------------------------
+def range_(*args: Any) -> Any:
+    """Python's range; `dg.range` when an argument is a tensor being traced."""
+    if _state.graph is not None and any(is_tensor(a) for a in args):
+        return tensor_range(*args)
+    return builtins.range(*args)
+
+
+def len_(value: Any) -> Any:
+    """len(); a graph tensor's static first dimension, else its dynamic one."""
+    if isinstance(value, TensorArray):
+        return value.size()
+    if _state.graph is not None and is_tensor(value):
+        value = convert_to_tensor(value)
+        if value.shape.rank == 0:
+            raise ValueError(f"len requires a non-scalar tensor, got one of shape {value.shape}")
+        if value.shape.rank is not None and value.shape.as_list()[0] is not None:
+            return value.shape.as_list()[0]
+        return array_ops.shape(value)[0]
+    return len(value)
+
+
+BUILTIN_OVERRIDES = {builtins.range: range_, builtins.len: len_}

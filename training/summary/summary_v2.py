@@ -1,0 +1,146 @@
+"""dg.summary: TF2's summary API (create_file_writer, scalar, histogram, text, graph).
+
+A summary call adds a WriteSummary op: in eager mode it runs at once; in a
+graph or a dg.function it runs whenever the graph runs (so a function
+writes on every call, not when traced). Without a default writer nothing is
+written and the call returns False, as in TF.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+import numpy as np
+
+from ...eager import context
+from ...framework import dtypes
+from ...ops import math_ops
+from ...ops.constant_op import constant, convert_to_tensor
+from ...ops.array_ops import identity
+from ...ops.dispatch import apply_op
+from .graph_def import graph_to_graph_def
+from .summary_ops import WRITE_SUMMARY
+from .writer import SummaryWriter, current_step, current_writer, get_step, set_step
+
+_state = context.state
+DEFAULT_BUCKET_COUNT = 30
+
+
+def create_file_writer(logdir: str, max_queue: Optional[int] = None,
+                       flush_millis: Optional[int] = None, filename_suffix: Optional[str] = None,
+                       name: Optional[str] = None,
+                       experimental_trackable: bool = False) -> SummaryWriter:
+    """A writer of a new events file in `logdir` (created if missing)."""
+    if logdir is None:
+        raise ValueError("Expected logdir to be a string, got None")
+    return SummaryWriter(os.fspath(logdir), max_queue=10 if max_queue is None else max_queue,
+                         flush_secs=120.0 if flush_millis is None else flush_millis / 1000.0,
+                         filename_suffix=filename_suffix)
+
+
+def _tag(name: str) -> str:
+    graph = _state.graph
+    scope = graph.get_name_scope() if graph is not None else _state.name_scope.rstrip("/")
+    return f"{scope}/{name}" if scope else name
+
+
+def _step_tensor(step: Any) -> Any:
+    if step is None:
+        step = current_step()
+    if step is None:
+        raise ValueError("No step set. Please specify one either through the `step` argument "
+                         "or through tf.summary.experimental.set_step()")
+    step = convert_to_tensor(step)
+    if step.dtype != dtypes.int64:
+        step = math_ops.cast(step, dtypes.int64)
+    return step
+
+
+def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None,
+          name: Optional[str] = None, plugin: str = "scalars", description: str = "",
+          buckets: Any = None) -> Any:
+    """Writes `tensor` under `tag` at `step` to the default writer; returns a bool tensor
+    (False when there is no default writer)."""
+    writer = current_writer()
+    if writer is None:
+        return constant(False)
+    attrs = {"writer": writer, "tag": tag, "plugin": plugin, "description": description or "",
+             "buckets": buckets}
+    if _is_text(tensor):  # strings travel as an attr: dg tensors hold no strings
+        inputs = (_step_tensor(step),)
+        attrs["constant"] = np.array(tensor, dtype=object)
+    else:
+        inputs = (_step_tensor(step), convert_to_tensor(tensor))
+    op = apply_op(WRITE_SUMMARY, inputs, attrs, name or "write_summary")
+    if op is None:  # eager: already written
+        return constant(True)
+    with _state.graph.control_dependencies([op]):
+        return identity(constant(True))
+
+
+def _is_text(value: Any) -> bool:
+    """Python strings (or nested lists / object arrays of them), not tensors."""
+    if isinstance(value, (str, bytes)):
+        return True
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        return False
+    flat = np.asarray(value, dtype=object).ravel()
+    return len(flat) > 0 and all(isinstance(v, (str, bytes)) for v in flat)
+
+
+def scalar(name: str, data: Any, step: Any = None, description: Optional[str] = None) -> Any:
+    """Writes a scalar (as float32) for the scalars dashboard."""
+    return write(_tag(name), math_ops.cast(convert_to_tensor(data), dtypes.float32), step,
+                 plugin="scalars", description=description or "")
+
+
+def histogram(name: str, data: Any, step: Any = None, buckets: Optional[int] = None,
+              description: Optional[str] = None) -> Any:
+    """Writes a histogram of `data` ([buckets, 3]: left edge, right edge, count)."""
+    return write(_tag(name), math_ops.cast(convert_to_tensor(data), dtypes.float64), step,
+                 plugin="histograms", description=description or "",
+                 buckets=DEFAULT_BUCKET_COUNT if buckets is None else int(buckets))
+
+
+def text(name: str, data: Any, step: Any = None, description: Optional[str] = None) -> Any:
+    """Writes a string tensor for the text dashboard."""
+    return write(_tag(name), data, step, plugin="text",
+                 description=description or "")
+
+
+def graph(graph_data: Any) -> bool:
+    """Writes a graph (a dg.Graph, a dg.function's concrete function, or a GraphDef proto)
+    for the graph dashboard; False when there is no default writer."""
+    writer = current_writer()
+    if writer is None:
+        return False
+    if hasattr(graph_data, "get_operations"):
+        graph_def = graph_to_graph_def(graph_data)
+    elif hasattr(graph_data, "graph") and hasattr(graph_data.graph, "get_operations"):
+        graph_def = graph_to_graph_def(graph_data.graph)
+    elif hasattr(graph_data, "SerializeToString"):
+        graph_def = graph_data
+    else:
+        raise ValueError(f"Expected a dg.Graph or a GraphDef proto, got {type(graph_data)}")
+    writer.write_graph_def(graph_def, step=0)
+    return True
+
+
+def flush(writer: Optional[SummaryWriter] = None, name: Optional[str] = None) -> None:
+    """Flushes `writer` (default: the default writer)."""
+    writer = writer if writer is not None else current_writer()
+    if writer is not None:
+        writer.flush()
+
+
+class _Experimental:
+    """dg.summary.experimental: the default step."""
+
+    get_step = staticmethod(get_step)
+    set_step = staticmethod(set_step)
+
+
+experimental = _Experimental()
+SUMMARY_NAMES = {"create_file_writer": create_file_writer, "SummaryWriter": SummaryWriter,
+                 "scalar": scalar, "histogram": histogram, "text": text, "graph": graph,
+                 "write": write, "flush": flush, "experimental": experimental}

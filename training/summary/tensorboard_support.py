@@ -1,0 +1,34 @@
+"""The optional `tensorboard` package, imported on first use (extra `duograd[tensorboard]`)."""
+from __future__ import annotations
+
+import importlib
+import types
+from typing import Dict
+
+_MODULES = {
+    "event_pb2": "tensorboard.compat.proto.event_pb2",
+    "summary_pb2": "tensorboard.compat.proto.summary_pb2",
+    "graph_pb2": "tensorboard.compat.proto.graph_pb2",
+    "attr_value_pb2": "tensorboard.compat.proto.attr_value_pb2",
+    "tensor_shape_pb2": "tensorboard.compat.proto.tensor_shape_pb2",
+    "tensor_pb2": "tensorboard.compat.proto.tensor_pb2",
+    "types_pb2": "tensorboard.compat.proto.types_pb2",
+    "event_file_writer": "tensorboard.summary.writer.event_file_writer",
+    "tensor_util": "tensorboard.util.tensor_util",
+    "scalar_metadata": "tensorboard.plugins.scalar.metadata",
+    "histogram_summary": "tensorboard.plugins.histogram.summary_v2",
+    "text_summary": "tensorboard.plugins.text.summary_v2",
+}
+_loaded: Dict[str, types.ModuleType] = {}
+
+
+def tb(name: str) -> types.ModuleType:
+    """One tensorboard module by its short name; a clear error if the extra is missing."""
+    module = _loaded.get(name)
+    if module is None:
+        try:
+            module = _loaded[name] = importlib.import_module(_MODULES[name])
+        except ImportError as error:
+            raise ImportError("Writing summaries needs the `tensorboard` package: "
+                              "pip install 'duograd[tensorboard]'") from error
+    return module
