@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench bench-peers conformance clean
+.PHONY: demo test lint fuzz bench bench-peers bench-distributed conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,8 +21,17 @@ $(DEMO_STAMP): $(STAMP)
 demo: $(DEMO_STAMP)
 	$(PY) examples/breast_cancer.py
 
-test: $(STAMP)
+test: lint
 	$(PY) -m pytest
+
+# Static checks: ruff (pyflakes + bugbear) and mypy over the package (config in
+# pyproject.toml). mypy sees the checkout as package `duograd` through a symlink.
+TYPECHECK_ROOT := $(VENV)/typecheck
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	mkdir -p $(TYPECHECK_ROOT)
+	ln -sfn $(CURDIR) $(TYPECHECK_ROOT)/duograd
+	cd $(TYPECHECK_ROOT) && $(CURDIR)/$(PY) -m mypy --config-file $(CURDIR)/pyproject.toml -p duograd
 
 # Differential fuzzing with a large budget (DUOGRAD_FUZZ_EXAMPLES programs, default 3000).
 fuzz: $(STAMP)
@@ -31,6 +40,9 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
 	$(PY) -m benchmarks.recompute_memory
+
+bench-distributed: $(STAMP)
+	$(PY) -m benchmarks.distributed
 
 bench-peers:
 	bash benchmarks/peers/run.sh

@@ -41,7 +41,8 @@ from .ops.variables import (Variable, global_variables, global_variables_initial
 from .grad_registry import variable_grad  # noqa: F401
 from .namespaces import test  # noqa: F401
 from .grad_registry import linalg_grad, matrix_diag_grad  # noqa: F401
-from .namespaces import math, name_scope, control_dependencies, device  # noqa: A004
+from .namespaces import math, control_dependencies, device  # noqa: A004
+from .namespaces import name_scope_v2 as name_scope  # noqa: F401 (TF2: the name must be a string)
 from .namespaces import linalg  # noqa: F401
 from .ops.custom_gradient import custom_gradient, gradient_override_map  # noqa: F401
 from .ops.recompute import grad_pass_through, recompute_grad  # noqa: F401
@@ -52,6 +53,8 @@ from .namespaces import nn, random  # noqa: F401,A004
 from .grad_registry import conv_grad, nn_grad, pooling_grad, random_grad, softmax_grad  # noqa: F401
 from .ops.control_flow_api import *  # noqa: F401,F403 (function, cond, while_loop, TensorArray)
 from .grad_registry import control_flow_grad, function_grad  # noqa: F401
+from .ops.variables import variable_creator_scope  # noqa: F401
+from . import distribute  # noqa: F401 (dg.distribute; its engines load on first use)
 
 from .ops.norm_ops import norm  # noqa: F401
 from .ops.meshgrid_ops import meshgrid  # noqa: F401

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import types
 from typing import Any, Iterator, Optional, Sequence
@@ -21,6 +22,7 @@ from .ops import init_ops, state_ops, variable_scope, variables
 from .ops.gradients_impl import gradients, hessians
 from .ops import check_ops
 from .framework import nest_api
+from .distribute import losses
 
 _state = context.state
 
@@ -43,7 +45,8 @@ linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops,
                     extra=partition_ops.LINALG_NAMES)
 test = _namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
 nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
-                nn_extra_ops, extra={"top_k": selection_ops.top_k})
+                nn_extra_ops, extra={"top_k": selection_ops.top_k,
+                                     "compute_average_loss": losses.compute_average_loss})
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})
@@ -74,6 +77,25 @@ def name_scope(name: Optional[str]) -> Iterator[str]:
         return
     with graph.name_scope(name) as scope:
         yield scope
+
+
+_ROOT_SCOPE = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+def name_scope_v2(name: str) -> Any:
+    """TF2's `tf.name_scope`: the name must be a string (ValueError otherwise), and
+    while a graph is built a valid op-name prefix. `name_scope` (TF1's rules,
+    None resets the scope) serves the library's own code."""
+    if not isinstance(name, str):
+        raise ValueError(f"name for name_scope must be a string, got {name!r}")
+    graph = _state.graph
+    if graph is not None and name and not name.endswith("/"):
+        pattern = _SCOPE if graph.get_name_scope() else _ROOT_SCOPE
+        if not pattern.match(name):
+            raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match "
+                             f"the pattern {pattern.pattern}")
+    return name_scope(name)
 
 
 @contextlib.contextmanager
@@ -162,7 +184,7 @@ compat.v1.summary = _namespace("duograd.compat.v1.summary",
 
 
 # -- the public surface of `dg` ----------------------------------------------------
-PUBLIC_MODULES = ("errors", "autograph")   # modules that are API (no other module is)
+PUBLIC_MODULES = ("errors", "autograph", "distribute")   # modules that are API (no other is)
 
 
 def public_names(package_globals: dict) -> list:

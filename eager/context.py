@@ -18,6 +18,7 @@ class _ContextState(threading.local):
         self.graph_stack: List[Any] = []
         self.tapes: List[Any] = []          # active, recording GradientTapes
         self.accumulators: List[Any] = []   # active ForwardAccumulators
+        self.variable_creators: List[Any] = []  # variable_creator_scope stack, innermost last
         self.gradient_overrides: List[dict] = []  # eager gradient_override_map
         self.name_scope: str = ""          # eager-mode name scope (names only)
         self.global_seed: Optional[int] = None
@@ -35,6 +36,9 @@ class _ContextState(threading.local):
         self.skipped_inputs: dict = {}
         self.variable_scopes: List[Any] = []   # tf.compat.v1.variable_scope stack
         self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
+        # True while a first-order raw sweep runs a gradient function (eager/raw_mode.py):
+        # ops given NumPy values run their kernels and return NumPy values.
+        self.raw: bool = False
         # dg.summary: the default-writer stack (`writer.as_default()`) and the default step
         # (`dg.summary.experimental.set_step`), per thread as in TF.
         self.summary_writers: List[Any] = []

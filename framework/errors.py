@@ -41,10 +41,24 @@ class InternalError(OpError):
     """An invariant of the runtime was broken."""
 
 
+class DeadlineExceededError(OpError):
+    """An operation did not finish before its deadline (e.g. a collective timed out)."""
+
+
+class UnavailableError(OpError):
+    """The service is unavailable (e.g. a collective group was aborted)."""
+
+
 class DataLossError(OpError):
     """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor was used where a Python value is needed (bool, iteration,
+    a name) while building a graph."""
+
+
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
+           "OperatorNotAllowedInGraphError", "DeadlineExceededError", "UnavailableError",
            "DataLossError"]

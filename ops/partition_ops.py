@@ -57,7 +57,7 @@ def _stitch_kernel(*arrays):
     rows = max((int(np.max(i)) + 1 for i in indices if np.size(i)), default=0)
     tail = data[0].shape[np.ndim(indices[0]):]
     out = np.zeros((rows,) + tail, dtype=data[0].dtype)
-    for idx, values in zip(indices, data):   # later entries win, as TF
+    for idx, values in zip(indices, data, strict=True):   # later entries win, as TF
         out[np.asarray(idx).reshape(-1)] = values.reshape((-1,) + tail)
     return out
 
