@@ -187,6 +187,10 @@ OURS_ONLY = {
     'ResourceScatterSub': 'not differentiable (a state update, as TF)',
     'ResourceScatterUpdate': 'not differentiable (a state update, as TF)',
     'WriteSummary': 'not differentiable (writes a summary event)',
+    'CollectiveAllReduce': 'all-reduce of the upstream gradients, one fused collective '
+                           '(dg.distribute; TF registers no gradient for its CollectiveReduceV2)',
+    'CollectiveBcast': "not differentiable (copies rank 0's initial values, dg.distribute)",
+    'ReplicaIdInSyncGroup': 'not differentiable (an int32 replica index, dg.distribute)',
     'RandomUniformInt': 'not differentiable (integer samples)',
     'IsInf': 'not differentiable (bool output; TF registers nothing)',
     'Sort': 'a primitive here (TF composes sort from TopKV2): grad scattered back to the sorted '
