@@ -265,6 +265,34 @@ for name, entry in ours.items():
     rows.append((name, '(none)', 'not registered', differentiable(name), 'ours only: ' + text))
 rows.sort(key=lambda r: r[0].lower())
 
+CATEGORIES = ('same', 'differs', 'not an op type here', 'missing', 'out of scope', 'ours only')
+
+
+def _category(ours_text):
+    return next((c for c in CATEGORIES if ours_text.startswith(c)), ours_text)
+
+
+def _kept_notes(path):
+    """The rows already in the table, so hand-written notes survive regeneration while
+    the row's category and differentiability stay what the registries say."""
+    kept = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.startswith('| ') and not line.startswith(('| op type', '| ---')):
+                cells = [c.strip().replace('\\|', '|')
+                         for c in re.split(r'(?<!\\)\|', line)[1:-1]]
+                if len(cells) == 5:
+                    kept[cells[0]] = cells
+    return kept
+
+
+_TABLE = pathlib.Path(__file__).parent / 'gradients_table.md'
+_old = _kept_notes(_TABLE)
+for i, row in enumerate(rows):
+    old = _old.get(row[0])
+    if old and old[3] == row[3] and _category(old[4]) == _category(row[4]):
+        rows[i] = (row[0], row[1], old[2], row[3], old[4])
+
 def esc(s):
     return s.replace('|', '\\|')
 
@@ -302,7 +330,7 @@ table against the registry, so it cannot fall out of date.
 | op type | TF file | TF gradient | ours differentiable | ours |
 | --- | --- | --- | --- | --- |
 """
-with open(pathlib.Path(__file__).parent / 'gradients_table.md', 'w') as out:
+with open(_TABLE, 'w') as out:
     out.write(head)
     for r in rows:
         out.write('| ' + ' | '.join(esc(c) for c in r) + ' |\n')
