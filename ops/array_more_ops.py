@@ -114,7 +114,7 @@ def broadcast_static_shape(shape_x: TensorShape, shape_y: TensorShape) -> Tensor
     dims_x = [1] * (n - len(dims_x)) + dims_x
     dims_y = [1] * (n - len(dims_y)) + dims_y
     out = []
-    for a, b in zip(dims_x, dims_y):
+    for a, b in zip(dims_x, dims_y, strict=True):
         if a == 1 or a == b:
             out.append(b)
         elif b == 1:
