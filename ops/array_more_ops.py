@@ -66,7 +66,8 @@ def ensure_shape(x: Any, shape: Any, name: Optional[str] = None):
 def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
            name: Optional[str] = None):
     """Each element (or slice along `axis`) repeated `repeats` times; flattened if axis
-    is None. A gather, so the gradient sums the copies."""
+    is None. Built as TF builds it (copies tiled, then the kept ones gathered), so the
+    gradient sums the copies into a dense tensor, as TF's does."""
     x = convert_to_tensor(input)
     if axis is None:
         x = array_ops.reshape(x, [-1])
@@ -74,20 +75,26 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     counts = constant_value(convert_to_tensor(repeats))
     if counts is None:
         raise ValueError("repeat needs statically known repeats")
-    if counts.ndim == 0 or counts.size == 1:
-        # One count: a new axis after `axis`, tiled, then merged into `axis`.
-        rank = x.shape.rank
-        axis = axis % rank
-        copies = int(counts.reshape(-1)[0])
-        multiples = [1] * (rank + 1)
-        multiples[axis + 1] = copies
-        tiled = manip_ops.tile(array_ops.expand_dims(x, axis + 1), multiples)
-        shape = array_ops.shape(x)
-        merged = join_ops.concat([shape[:axis], shape[axis:axis + 1] * copies,
-                                  shape[axis + 1:]], 0)
+    rank = x.shape.rank
+    axis = axis % rank
+    counts = counts.reshape(-1)
+    single = counts.size == 1
+    most = max(int(counts.max()), 0) if counts.size else 0
+    # A new axis after `axis` holding `most` copies, merged into `axis`.
+    multiples = [1] * (rank + 1)
+    multiples[axis + 1] = most
+    tiled = manip_ops.tile(array_ops.expand_dims(x, axis + 1), multiples)
+    shape = array_ops.shape(x)
+    merged = join_ops.concat([shape[:axis], shape[axis:axis + 1] * most,
+                              shape[axis + 1:]], 0)
+    if single:
         return array_ops.reshape(tiled, merged, name=name)
-    indices = np.repeat(np.arange(counts.size), counts.reshape(-1))
-    return gather(x, indices.astype(np.int32), axis=axis, name=name)
+    length = x.shape.dims[axis]
+    if length is not None and length != counts.size:
+        raise ValueError(f"repeat: Dimensions {length} and {counts.size} are not compatible")
+    # Copy j of slice i is kept when j < repeats[i] (a negative count keeps none, as TF).
+    keep = np.flatnonzero(np.arange(most) < counts[:, None]).astype(np.int32)
+    return gather(array_ops.reshape(tiled, merged), keep, axis=axis, name=name)
 
 
 def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool_,
