@@ -192,8 +192,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise TypeError("cond must be callable.")
     if not callable(body):
         raise TypeError("body must be callable.")
-    if parallel_iterations < 1:
-        raise ValueError("parallel_iterations must be a positive integer.")
+    if parallel_iterations < 1:  # TF 2.21 raises TypeError for 0 and negatives
+        raise TypeError("'parallel_iterations' must be a positive integer.")
     as_args = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
     if as_args and not loop_vars:
         raise ValueError("No loop variables provided")
