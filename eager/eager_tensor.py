@@ -1,7 +1,7 @@
 """EagerTensor: an immutable NumPy value with a tape identity."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -18,7 +18,7 @@ class EagerTensor(Tensor):
     def __init__(self, array: Any) -> None:
         self.array = array
         self.tensor_id = new_tensor_id()
-        self._shape = None
+        self._shape: Optional[TensorShape] = None
 
     @property
     def dtype(self) -> DType:
@@ -116,7 +116,7 @@ class EagerTensor(Tensor):
             return True
         return call_operator("not_equal", self, other)
 
-    __hash__ = None  # as in TF2: use tensor.ref() for a hashable key
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as in TF2: use tensor.ref() for a hashable key
 
     def ref(self) -> "TensorRef":
         return TensorRef(self)

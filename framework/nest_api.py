@@ -71,7 +71,7 @@ def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True,
             raise _mismatch(nest1, nest2, "The two structures don't have the same number of "
                                           f"elements. First structure: {_describe(a)}. Second "
                                           f"structure: {_describe(b)}")
-        stack.extend(zip(a, b))
+        stack.extend(zip(a, b, strict=True))
 
 
 def map_structure(func: Callable, *structure: Any, check_types: bool = True,
@@ -84,7 +84,7 @@ def map_structure(func: Callable, *structure: Any, check_types: bool = True,
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
     flats = [_core.flatten(s) for s in structure]
-    return _core.pack_sequence_as(structure[0], [func(*leaves) for leaves in zip(*flats)])
+    return _core.pack_sequence_as(structure[0], [func(*leaves) for leaves in zip(*flats, strict=True)])
 
 
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure",
