@@ -32,6 +32,6 @@ def _eager_py_func_grad(op: Any, *grads: Any) -> list:
 
     dxs = py_function(vjp, xs + list(grads), [xs[k].dtype for k in wanted]) if wanted else []
     result: list = [None] * len(xs)
-    for k, dx in zip(wanted, dxs):
+    for k, dx in zip(wanted, dxs, strict=True):
         result[k] = reshape(dx, shape(xs[k]))  # the input's static shape, for later ops
     return result
