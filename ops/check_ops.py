@@ -303,11 +303,11 @@ def assert_shapes(shapes: Any, data: Any = None, summarize: Optional[int] = None
             if isinstance(symbol, str) and expected is None:
                 if size is not None:
                     sizes[symbol] = (size, f"Specified by tensor {_describe_full(x)} dimension "
-                                           f"{axis % max(len(dims), 1)}.")
+                                           f"{axis % max(len(dims or ()), 1)}.")
                 continue
             if size is not None and expected is not None and size != expected:
                 raise ValueError(f"{origin}  Tensor {_describe_full(x)} dimension "
-                                 f"{axis % max(len(dims), 1)} must have size {expected}.  "
+                                 f"{axis % max(len(dims or ()), 1)} must have size {expected}.  "
                                  f"Received size {size}, shape {x.shape}")
             if size is None and expected is not None:
                 checks.append(Assert(math_ops.equal(array_ops.shape(x)[axis], expected),

@@ -36,7 +36,7 @@ def _if_kernel(resources: Any, pred: Any, *ext: Any, branches: tuple, branch_inp
     b = 0 if pred else 1
     outs = branches[b].run(resources, [ext[i] for i in branch_inputs[b]])
     result: List[Any] = [None] * len(output_specs)
-    for value, slot in zip(outs, branch_outputs[b]):
+    for value, slot in zip(outs, branch_outputs[b], strict=True):
         result[slot] = value
     for slot, value in enumerate(result):
         if value is None:
@@ -57,7 +57,7 @@ def relaxed_shape(a: TensorShape, b: TensorShape) -> TensorShape:
     """The most specific shape both `a` and `b` satisfy."""
     if a.rank is None or b.rank is None or a.rank != b.rank:
         return TensorShape(None)
-    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list(), strict=True)])
 
 
 def trace_branch(name: str, branch_fn: Callable[[], Any]) -> Tuple[FuncGraph, Any, list]:
@@ -79,7 +79,7 @@ def _check_branches(then_struct: Any, else_struct: Any, then_flat: list, else_fl
     except ValueError as error:
         raise ValueError("true_fn and false_fn arguments to dg.cond must have the same number, "
                          f"type, and overall structure of return values. {error}") from None
-    for i, (t, e) in enumerate(zip(then_flat, else_flat)):
+    for i, (t, e) in enumerate(zip(then_flat, else_flat, strict=True)):
         if t.dtype != e.dtype:
             raise TypeError(f"dg.cond: output {i} of true_fn has dtype {t.dtype.name} but the "
                             f"false_fn output has dtype {e.dtype.name}")
@@ -93,12 +93,12 @@ def build_if(pred: Any, graphs: Tuple[FuncGraph, FuncGraph], flats: Tuple[list, 
     """Adds the `If` op running one of the traced branch graphs; its outputs."""
     sources, per_graph = union_captures(graphs)
     inputs = [pred] + [capture_value(s) for s in sources]
-    fns = [GraphFunction(g, g.inputs, flat) for g, flat in zip(graphs, flats)]
+    fns = [GraphFunction(g, g.inputs, flat) for g, flat in zip(graphs, flats, strict=True)]
     depth = needs_gradient(inputs)
     if depth:
         fns = [fn.with_gradient_outputs(depth) for fn in fns]
     n = len(flats[0])
-    specs = [(t.dtype, relaxed_shape(t.shape, e.shape)) for t, e in zip(*flats)]
+    specs = [(t.dtype, relaxed_shape(t.shape, e.shape)) for t, e in zip(*flats, strict=True)]
     outputs_map = []
     for fn in fns:
         slots = list(range(n))

@@ -38,7 +38,7 @@ def _record_captures(given: Sequence[Any], used: Sequence[Any]) -> None:
     """An outer tensor a function graph captured reaches its placeholder through an
     identity on the tapes (as TF records every capture), so that a tape opened inside a
     while/cond body or a function sees reads of outer tensors and variables."""
-    for outer, inner in zip(given, used):
+    for outer, inner in zip(given, used, strict=True):
         if outer is not inner and isinstance(outer, Tensor):
             identity = lookup_op("Identity")
             for tape in _state.tapes:

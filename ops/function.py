@@ -23,6 +23,8 @@ from ..framework.func_graph import FuncGraph, capture_value, tracing, variables_
 from ..framework.graph import SymbolicTensor
 from ..framework.registry import source_converters
 from ..framework.tensor import Tensor
+from ..framework.dtypes import DType
+from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from .constant_op import convert_to_tensor
 from .graph_function import GraphFunction, call_function, graph_output
@@ -89,14 +91,14 @@ class ConcreteFunction:
         if len(flat) != len(self._tensor_leaf_mask):
             raise TypeError(f"ConcreteFunction {self.graph.name} called with {len(flat)} "
                             f"argument leaves, traced with {len(self._tensor_leaf_mask)}")
-        tensors = [leaf for leaf, is_t in zip(flat, self._tensor_leaf_mask) if is_t]
+        tensors = [leaf for leaf, is_t in zip(flat, self._tensor_leaf_mask, strict=True) if is_t]
         return self.call_flat(tensors)
 
     def call_flat(self, tensors: Sequence[Any]) -> Any:
         """Runs the graph on tensor arguments (in placeholder order) plus the captures."""
         placeholders = self.graph.inputs[:self._num_args]
         inputs = []
-        for value, ph in zip(tensors, placeholders):
+        for value, ph in zip(tensors, placeholders, strict=True):
             if not isinstance(value, Tensor):
                 value = convert_to_tensor(value, dtype=ph.dtype)
             inputs.append(value)
@@ -129,7 +131,7 @@ class Function:
         self._tracing_count = 0
         self._descriptor_cache: Any = weakref.WeakKeyDictionary()
         try:
-            self._signature = inspect.signature(python_function)
+            self._signature: Optional[inspect.Signature] = inspect.signature(python_function)
         except (TypeError, ValueError):
             self._signature = None
         functools.update_wrapper(self, python_function)
@@ -163,14 +165,14 @@ class Function:
         """Arguments converted and checked against `input_signature`."""
         if kwargs:
             args = args + tuple(kwargs.values())
-        specs = self.input_signature
+        specs = self.input_signature or []
         if len(args) != len(specs):
             raise TypeError(f"{self._name}() takes {len(specs)} arguments under its "
                             f"input_signature, got {len(args)}")
         nest.assert_same_structure(list(specs), list(args))
         flat_specs = nest.flatten(list(specs))
         flat = []
-        for spec, value in zip(flat_specs, nest.flatten(list(args))):
+        for spec, value in zip(flat_specs, nest.flatten(list(args)), strict=True):
             if isinstance(value, Tensor):
                 if value.dtype != spec.dtype:
                     raise TypeError(f"{self._name}(): argument of dtype {value.dtype.name} does "
@@ -227,7 +229,7 @@ class Function:
         mask = [_is_tensor_arg(leaf) or isinstance(leaf, TensorSpec) for leaf in flat]
         with tracing(graph):
             traced = []
-            for leaf, is_t in zip(flat, mask):
+            for leaf, is_t in zip(flat, mask, strict=True):
                 if not is_t:
                     traced.append(leaf)
                     continue
@@ -270,6 +272,8 @@ class _SpecKey(Tensor):
     """Lets a TensorSpec argument key the cache like a tensor of that spec."""
 
     __slots__ = ("dtype", "shape")
+    dtype: DType
+    shape: TensorShape
 
     def __init__(self, spec: TensorSpec) -> None:
         self.dtype = spec.dtype

@@ -55,7 +55,7 @@ def _tile_infer(inputs, attrs):
     if min(value, default=0) < 0:
         raise ValueError(f"Expected multiples to be non-negative, got {value}")
     return [(x.dtype, TensorShape(tuple(None if d is None else d * m
-                                        for d, m in zip(dims, value))))]
+                                        for d, m in zip(dims, value, strict=True))))]
 
 
 TILE = declare_op("Tile", _tile_kernel, _tile_infer, grad_inputs=(1,))
@@ -78,7 +78,7 @@ def _check_paddings(paddings, shape, mode: Optional[str]) -> None:
         raise ValueError(f"Paddings must be non-negative: {paddings.tolist()}")
     if mode is not None:
         limit = 0 if mode == "REFLECT" else 1
-        for (before, after), dim in zip(paddings, shape):
+        for (before, after), dim in zip(paddings, shape, strict=True):
             if max(before, after) > dim - 1 + limit:
                 raise ValueError(f"paddings must be no greater than the dimension size "
                                  f"{dim}{' minus 1' if mode == 'REFLECT' else ''} in "
@@ -110,7 +110,7 @@ def _padded_shape(x, paddings, mode: Optional[str]) -> TensorShape:
     elif np.any(value < 0):
         raise ValueError(f"Paddings must be non-negative: {value.tolist()}")
     return TensorShape(tuple(None if d is None else d + int(p.sum())
-                             for d, p in zip(dims, value)))
+                             for d, p in zip(dims, value, strict=True)))
 
 
 def _pad_infer(inputs, attrs):
@@ -163,7 +163,7 @@ def _mirror_pad_grad_infer(inputs, attrs):
         return [(grad.dtype, TensorShape((None,) * rank))]
     value = np.asarray(value).reshape(rank, 2)
     return [(grad.dtype, TensorShape(tuple(None if d is None else d - int(p.sum())
-                                           for d, p in zip(grad.shape.dims, value))))]
+                                           for d, p in zip(grad.shape.dims, value, strict=True))))]
 
 
 # The adjoint of MirrorPad (TF's MirrorPadGrad): folds the mirrored borders back in.

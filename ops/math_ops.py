@@ -314,7 +314,7 @@ for _name, _func in [("add", add), ("subtract", subtract), ("multiply", multiply
                      ("logical_xor", logical_xor), ("less", less), ("less_equal", less_equal),
                      ("greater", greater), ("greater_equal", greater_equal),
                      ("equal", equal), ("not_equal", not_equal)]:
-    register_operator(_name, _func)
+    register_operator(_name, _func)  # type: ignore[arg-type]  # mypy joins the signatures to `function`
 
 __all__ = ["cast", "add", "subtract", "multiply", "truediv", "divide", "floordiv", "mod", "pow",
            "maximum", "minimum", "negative", "sin", "cos", "tanh", "exp", "log", "log1p",

@@ -47,7 +47,7 @@ def _as_outputs(func: Callable, result: Any, tout: tuple) -> List[Any]:
             f"py_function {getattr(func, '__name__', func)!r} returned {len(values)} values, "
             f"expected {len(tout)} (Tout={[t.name for t in tout]})"))
     outs = []
-    for k, (value, dtype) in enumerate(zip(values, tout)):
+    for k, (value, dtype) in enumerate(zip(values, tout, strict=True)):
         tensor = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtype)
         if tensor.dtype != dtype:
             raise InvalidArgumentError(None, None, (

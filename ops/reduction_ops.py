@@ -6,7 +6,6 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..eager.eager_tensor import EagerTensor
-from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor

@@ -78,12 +78,12 @@ class Variable:
         if base.endswith(":0"):
             base = base[:-2]
         if graph is None:
-            value = convert_to_tensor(initial_value, dtype=dtype)
+            value: Any = convert_to_tensor(initial_value, dtype=dtype)  # eager: an EagerTensor
             self._dtype = value.dtype
             self._shape = _declared_shape(value.shape, shape, validate_shape)
             self._value = value.array
             self._name = f"{_state.name_scope}{base}:0"
-            self._handle = EagerHandle(self, self._shape, self._dtype)
+            self._handle: Any = EagerHandle(self, self._shape, self._dtype)  # graph: a tensor
             self._graph_handles: Any = weakref.WeakKeyDictionary()
             self._graph = None
             self._initial_value = value
@@ -310,14 +310,15 @@ class Variable:
     def __bool__(self) -> bool:
         return bool(self.value())
 
+    # Eager values convert; a graph tensor raises TypeError, as in TF (hence the ignores).
     def __float__(self) -> float:
-        return float(self.value())
+        return float(self.value())  # type: ignore[arg-type]
 
     def __int__(self) -> int:
-        return int(self.value())
+        return int(self.value())  # type: ignore[call-overload]
 
     def __index__(self) -> int:
-        return self.value().__index__()
+        return self.value().__index__()  # type: ignore[attr-defined]
 
     def __getitem__(self, key): return self.value()[key]
     def __add__(self, other): return self.value() + other

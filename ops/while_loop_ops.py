@@ -55,10 +55,10 @@ def _while_kernel(resources: Any, *arrays: Any, cond: GraphFunction, body: Graph
     while (limit is None or count < limit) and run_cond(resources, values + cond_ext)[0]:
         outs = run_body(resources, values + body_ext)
         values = list(outs[:n_vars])
-        for acc, value in zip(accs, outs[n_vars:]):
+        for acc, value in zip(accs, outs[n_vars:], strict=True):
             acc.append(value)
         count += 1
-    stacks = [np.stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs)]
+    stacks = [np.stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs, strict=True)]
     return values + [np.array(count, np.int32)] + stacks
 
 
@@ -114,7 +114,7 @@ def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[Tenso
         raise ValueError(f"shape_invariants must have the structure of loop_vars: {error}") \
             from None
     shapes: List[TensorShape] = []
-    for leaf, inv in zip(nest.flatten(loop_vars), nest.flatten(shape_invariants)):
+    for leaf, inv in zip(nest.flatten(loop_vars), nest.flatten(shape_invariants), strict=True):
         flows = getattr(leaf, "flow_tensors", None)
         if flows is not None:
             shapes.extend(t.shape for t in flows())
@@ -129,7 +129,7 @@ def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[Tenso
 
 
 def _check_iteration(flat_in: list, invariants: List[TensorShape], flat_out: list) -> None:
-    for k, (before, shape, after) in enumerate(zip(flat_in, invariants, flat_out)):
+    for k, (before, shape, after) in enumerate(zip(flat_in, invariants, flat_out, strict=True)):
         if after.dtype != before.dtype:
             raise TypeError(f"Loop variable {k} enters the loop with dtype {before.dtype.name}, "
                             f"but has dtype {after.dtype.name} after one iteration.")
@@ -248,7 +248,7 @@ def _trainable(tensor: Any) -> bool:
 def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args, name):
     flat, _ = _flatten_vars(loop_vars)
     invariants = _invariants(loop_vars, flat, shape_invariants)
-    specs = [(t.dtype, shape) for t, shape in zip(flat, invariants)]
+    specs = [(t.dtype, shape) for t, shape in zip(flat, invariants, strict=True)]
     cond_graph, cond_flat, _ = _trace_body("while_cond", cond, loop_vars, specs, as_args)
     pred = cond_flat[0]
     if pred.dtype != dtypes.bool_ or pred.shape.rank not in (None, 0):
@@ -271,7 +271,7 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
              "body_inputs": body_idx, "var_specs": tuple(specs),
              "acc_specs": tuple((t.dtype, t.shape) for t in body_fn.outputs[n_vars:])}
     outs = apply_op(WHILE, inputs, attrs, name)
-    for out, shape, after in zip(outs, invariants, body_flat):
+    for out, shape, after in zip(outs[:n_vars], invariants, body_flat, strict=True):
         if shape.rank is None and after.shape.rank is not None:
             # a TensorArray buffer of unknown element shape takes the written one
             out.set_shape(after.shape)
