@@ -70,7 +70,7 @@ def convert(fn: Any) -> Any:
     if isinstance(fn, types.FunctionType):
         return _convert_function(fn) if is_user_function(fn) else fn
     if callable(fn) and not isinstance(fn, type):
-        call = getattr(type(fn), "__call__", None)
+        call = getattr(type(fn), "__call__", None)  # noqa: B004 - fetches the method, not a callable() test
         if isinstance(call, types.FunctionType) and is_user_function(call):
             return types.MethodType(_convert_function(call), fn)
     return fn
@@ -111,7 +111,7 @@ def _convert_function(fn: types.FunctionType) -> types.FunctionType:
 
 def _bind(fn: types.FunctionType, code: types.CodeType) -> types.FunctionType:
     """A function running `code` with `fn`'s globals, closure cells and defaults."""
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
     closure = tuple(_AG_CELL if name == AG else cells[name] for name in code.co_freevars)
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     new.__kwdefaults__ = fn.__kwdefaults__
@@ -182,7 +182,7 @@ def _factory(node: ast.FunctionDef, freevars: tuple) -> ast.FunctionDef:
                         value=ast.Constant(value=None)) for name in (AG,) + tuple(freevars)]
     args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
-    fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    fields: Dict[str, Any] = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
     factory = ast.FunctionDef(name="__ag_factory", args=args,
                               body=cells + [node, ast.Return(value=ast.Name(id=node.name,
                                                                             ctx=ast.Load()))],

@@ -12,7 +12,7 @@ while_loop state like any other variable.
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.While, ast.For)
@@ -22,7 +22,7 @@ def _name(id_: str, store: bool = False) -> ast.Name:
     return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
 
 
-def _set(flag: str, value: object, ref: ast.AST) -> ast.stmt:
+def _set(flag: str, value: bool, ref: ast.AST) -> ast.stmt:
     node = ast.Assign(targets=[_name(flag, True)], value=ast.Constant(value=value))
     return ast.copy_location(node, ref)
 
@@ -35,10 +35,10 @@ def _guard(body: List[ast.stmt], flag: str, ref: ast.AST) -> ast.stmt:
     return ast.copy_location(ast.If(test=_not(flag), body=body, orelse=[]), ref)
 
 
-def _contains(stmts: List[ast.stmt], kind: type, into_loops: bool) -> bool:
+def _contains(stmts: Sequence[ast.stmt], kind: type, into_loops: bool) -> bool:
     """True when a `kind` statement occurs in `stmts` (not in nested scopes, and in
     nested loops only when `into_loops`)."""
-    stack = list(stmts)
+    stack: List[ast.AST] = list(stmts)
     while stack:
         node = stack.pop()
         if isinstance(node, kind):
@@ -69,7 +69,7 @@ def _lower_jumps(stmts: List[ast.stmt], kind: type, flag: str) -> Tuple[List[ast
             lowered = [_lower_jumps(p, kind, flag) for p in parts]
             stmt.body, stmt.orelse, stmt.finalbody = (lowered[0][0], lowered[1][0],
                                                       lowered[2][0])
-            for handler, (body, _) in zip(stmt.handlers, lowered[3:]):
+            for handler, (body, _) in zip(stmt.handlers, lowered[3:], strict=True):
                 handler.body = body
             may = any(m for _, m in lowered)
         out.append(stmt)

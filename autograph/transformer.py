@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import List, Optional, Set
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 from . import analysis
 from .lowering import JumpLowering, ReturnLowering, needs_return_lowering
@@ -40,7 +40,7 @@ def _thunk(expr: ast.expr) -> ast.Lambda:
     return ast.Lambda(args=args, body=expr)
 
 
-def _place(nodes: List[ast.AST], ref: ast.AST) -> None:
+def _place(nodes: Sequence[ast.AST], ref: ast.AST) -> None:
     """Gives generated nodes (and their unplaced children) the location of `ref`."""
     if not hasattr(ref, "lineno"):
         return  # `ref` is generated too: ast.fix_missing_locations places both
@@ -180,7 +180,7 @@ class _Statements(ast.NodeTransformer):
              body: List[ast.stmt]) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-        fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+        fields: Dict[str, Any] = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
         return ast.FunctionDef(name=name, args=args, body=self._decl(decl) + (body or [ast.Pass()]),
                                decorator_list=[], returns=None, **fields)
 
@@ -305,7 +305,7 @@ def _has_return(node: ast.stmt) -> bool:
 
 
 def _control_flow_nodes(stmts: List[ast.stmt]):
-    stack = list(stmts)
+    stack: List[ast.AST] = list(stmts)
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
@@ -333,11 +333,11 @@ def convert_function_def(node: ast.FunctionDef, unique: Namer, class_cell: bool 
     if needs_return_lowering(body):
         do_return, retval = unique("do_return"), unique("retval_")
         lowered, _, _ = ReturnLowering(do_return, retval).block(body)
-        start = [ast.Assign(targets=[ast.Name(id=do_return, ctx=ast.Store())],
+        start: List[ast.stmt] = [ast.Assign(targets=[ast.Name(id=do_return, ctx=ast.Store())],
                             value=ast.Constant(value=False)),
                  ast.Assign(targets=[ast.Name(id=retval, ctx=ast.Store())],
                             value=_call(_ag("UndefinedReturnValue")))]
-        end = [ast.Return(value=_call(_ag("retval"), ast.Name(id=retval, ctx=ast.Load())))]
+        end: List[ast.stmt] = [ast.Return(value=_call(_ag("retval"), ast.Name(id=retval, ctx=ast.Load())))]
         _place(start, node)
         _place(end, body[-1] if body else node)
         body = start + lowered + end
