@@ -41,7 +41,8 @@ from .ops.variables import (Variable, global_variables, global_variables_initial
 from .grad_registry import variable_grad  # noqa: F401
 from .namespaces import test  # noqa: F401
 from .grad_registry import linalg_grad, matrix_diag_grad  # noqa: F401
-from .namespaces import math, name_scope, control_dependencies, device  # noqa: A004
+from .namespaces import math, control_dependencies, device  # noqa: A004
+from .namespaces import name_scope_v2 as name_scope  # noqa: F401 (TF2: the name must be a string)
 from .namespaces import linalg  # noqa: F401
 from .ops.custom_gradient import custom_gradient, gradient_override_map  # noqa: F401
 from .ops.recompute import grad_pass_through, recompute_grad  # noqa: F401

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import types
 from typing import Any, Iterator, Optional, Sequence
@@ -73,6 +74,25 @@ def name_scope(name: Optional[str]) -> Iterator[str]:
         return
     with graph.name_scope(name) as scope:
         yield scope
+
+
+_ROOT_SCOPE = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+def name_scope_v2(name: str) -> Any:
+    """TF2's `tf.name_scope`: the name must be a string (ValueError otherwise), and
+    while a graph is built a valid op-name prefix. `name_scope` (TF1's rules,
+    None resets the scope) serves the library's own code."""
+    if not isinstance(name, str):
+        raise ValueError(f"name for name_scope must be a string, got {name!r}")
+    graph = _state.graph
+    if graph is not None and name and not name.endswith("/"):
+        pattern = _SCOPE if graph.get_name_scope() else _ROOT_SCOPE
+        if not pattern.match(name):
+            raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match "
+                             f"the pattern {pattern.pattern}")
+    return name_scope(name)
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from ..framework.registry import source_converters
 from .conversion import convert, do_not_convert, to_code
+from .operators import set_loop_options
 
 
 def to_graph(entity: Callable, recursive: bool = True, experimental_optional_features: Any = None
@@ -16,7 +17,8 @@ def to_graph(entity: Callable, recursive: bool = True, experimental_optional_fea
     return convert(entity)
 
 
-experimental = types.SimpleNamespace(do_not_convert=do_not_convert)
+experimental = types.SimpleNamespace(do_not_convert=do_not_convert,
+                                     set_loop_options=set_loop_options)
 experimental.__name__ = "duograd.autograph.experimental"
 
 source_converters.register("autograph", convert)

@@ -2,12 +2,13 @@
 
 `convert(f)` returns `f` rewritten by transformer.py, or `f` itself when it is
 not user code (duograd, NumPy, the standard library, installed packages),
-has no retrievable source (lambdas, functions typed at a prompt), is a
-generator or coroutine, or is marked `do_not_convert`. The rewritten code is
-compiled once per original code object (the conversion cache, the only table
-here) with the original file name and line numbers, then bound to the
-function's own globals, closure cells and defaults, so globals and closures
-stay live. `converted_call(f)` is what converted code calls for every
+has no retrievable source (functions typed at a prompt; lambdas are found
+by their code positions), is a generator or coroutine, or is marked
+`do_not_convert`. The rewritten code is compiled once per original code
+object (the conversion cache, with the set of produced code objects and
+their sources the only tables here) with the original file name and line
+numbers, then bound to the function's own globals, closure cells and
+defaults, so globals and closures stay live. `converted_call(f)` is what converted code calls for every
 `f(...)`: builtins with tensor meaning (`range`, `len`) are replaced, user
 functions, methods and callable objects are converted recursively.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import linecache
 import logging
 import sysconfig
 import textwrap
@@ -23,6 +25,7 @@ import types
 from typing import Any, Callable, Dict, Optional
 
 from ..ops.cond_ops import cond
+from ..ops.functional_ops import map_fn, scan
 from ..ops.while_loop_ops import while_loop
 from . import operators
 from .transformer import AG, Namer, all_names, convert_function_def
@@ -36,7 +39,7 @@ _LIBRARY_PATHS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib
                                                            "platlib")})
 _CO_UNCONVERTIBLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
-_TAKE_FUNCTIONS = (cond, while_loop)
+_TAKE_FUNCTIONS = (cond, while_loop, map_fn, scan)
 
 # original code object -> converted code object (None: convert failed, run as is)
 _converted: Dict[types.CodeType, Optional[types.CodeType]] = {}
@@ -51,7 +54,7 @@ def is_user_function(fn: types.FunctionType) -> bool:
     code = fn.__code__
     if getattr(fn, DO_NOT_CONVERT, False) or code in _produced:
         return False
-    if fn.__name__ == "<lambda>" or code.co_flags & _CO_UNCONVERTIBLE:
+    if code.co_flags & _CO_UNCONVERTIBLE:
         return False
     # the defining module (functools.wraps copies the wrapped function's __module__)
     module = (fn.__globals__.get("__name__") or "").split(".")[0]
@@ -78,21 +81,18 @@ def convert(fn: Any) -> Any:
 
 def converted_call(fn: Any) -> Any:
     """What converted code calls instead of `fn`."""
-    try:
-        override = operators.BUILTIN_OVERRIDES.get(fn)
-        takes_functions = fn in _TAKE_FUNCTIONS
-    except TypeError:  # unhashable callable
-        override, takes_functions = None, False
-    if override is not None:
-        return override
-    if takes_functions:
+    # identity tests only: `fn` may be any object (a tensor's == is elementwise)
+    for builtin, override in operators.BUILTIN_OVERRIDES:
+        if fn is builtin:
+            return override
+    if any(fn is f for f in _TAKE_FUNCTIONS):
         return functools.partial(_call_converting_functions, fn)
     return convert(fn)
 
 
 def _call_converting_functions(fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    """`fn` (dg.cond, dg.while_loop) given converted versions of its function arguments,
-    as TF's control flow converts the branches and bodies it is given."""
+    """`fn` (dg.cond, dg.while_loop, dg.map_fn, dg.scan) given converted versions of its
+    function arguments, as TF's control flow converts the functions it is given."""
     args = tuple(convert(a) if isinstance(a, types.FunctionType) else a for a in args)
     kwargs = {k: convert(v) if isinstance(v, types.FunctionType) else v
               for k, v in kwargs.items()}
@@ -137,14 +137,17 @@ def _convert_code(fn: types.FunctionType) -> Optional[types.CodeType]:
     factory = _factory(node, fn.__code__.co_freevars)
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     compiled = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
-    code = _find_code(compiled, node.name, factory.name)
+    code = _find_code(compiled, node.name, factory.name).replace(co_name=fn.__code__.co_name)
     _produced.update(_all_codes(code))
     _sources[code] = ast.unparse(node)
     return code
 
 
 def _parse(fn: types.FunctionType) -> ast.FunctionDef:
-    """The function's `def`, with line numbers of its file."""
+    """The function's `def` (a lambda: as a `def` returning its body), with line
+    numbers of its file."""
+    if fn.__code__.co_name == "<lambda>":
+        return _parse_lambda(fn.__code__)
     source = inspect.getsource(fn.__code__)  # the code's own source, not a __wrapped__ one
     first = fn.__code__.co_firstlineno
     try:
@@ -162,6 +165,38 @@ def _parse(fn: types.FunctionType) -> ast.FunctionDef:
             or start != first:
         raise ValueError(f"the source found for {fn.__qualname__} is not its definition")
     return node
+
+
+def _parse_lambda(code: types.CodeType) -> ast.FunctionDef:
+    """The one lambda of the source lines that holds the positions of all the code's
+    instructions (several lambdas may share a line: `cond(p, lambda: a, lambda: b)`)."""
+    try:  # the whole file: a lambda may span lines of a larger expression
+        tree, indent = ast.parse("".join(linecache.getlines(code.co_filename))), 0
+    except (SyntaxError, ValueError):
+        lines = inspect.getsource(code).splitlines(keepends=True)
+        indent = min(len(line) - len(line.lstrip()) for line in lines if line.strip())
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        ast.increment_lineno(tree, code.co_firstlineno - 1)
+    where = [(line, col) for line, end_line, col, end_col in code.co_positions()
+             if line is not None and col is not None and (end_line, end_col) > (line, col)]
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and where and all(_contains(node, w, indent) for w in where)]
+    if len(found) != 1:
+        raise ValueError(f"could not find the source of the lambda at line "
+                         f"{code.co_firstlineno}")
+    fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    node = ast.FunctionDef(name="__ag_lambda", args=found[0].args,
+                           body=[ast.copy_location(ast.Return(value=found[0].body),
+                                                   found[0].body)],
+                           decorator_list=[], returns=None, **fields)
+    return ast.copy_location(node, found[0])
+
+
+def _contains(node: ast.AST, where: tuple, indent: int) -> bool:
+    """True when the (line, column) `where` of the original file lies inside `node`."""
+    start = (node.lineno, node.col_offset + indent)
+    end = (node.end_lineno, node.end_col_offset + indent)
+    return start <= where < end
 
 
 def _strip_evaluated_parts(node: ast.FunctionDef) -> None:
@@ -209,7 +244,7 @@ def _all_codes(code: types.CodeType):
 def _namespace() -> types.SimpleNamespace:
     members = {name: getattr(operators, name) for name in (
         "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "and_", "or_", "not_", "if_exp",
-        "if_stmt", "while_stmt", "for_stmt")}
+        "if_stmt", "while_stmt", "for_stmt", "assert_stmt")}
     members["converted_call"] = converted_call
     return types.SimpleNamespace(**members)
 

@@ -14,9 +14,10 @@ import builtins
 from typing import Any, Callable, List, Optional, Sequence
 
 from ..eager import context
-from ..framework import nest
+from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, tracing
 from ..framework.tensor import Tensor
+from ..framework.tensor_shape import TensorShape, as_shape
 from ..ops.cond_ops import cond
 from ..ops.constant_op import convert_to_tensor, is_tensor
 from ..ops.creation_ops import range as tensor_range
@@ -104,6 +105,17 @@ def if_exp(test: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -
     return if_true() if test else if_false()
 
 
+def assert_stmt(test: Any, message: Callable[[], Any]) -> Any:
+    """`assert test, message`: an `Assert` op for a tensor being traced (it runs with
+    the function's other side effects), else Python's assert."""
+    if _staged(test):
+        data = message()
+        return Assert(test, data if isinstance(data, list) else [data])
+    if not test:
+        raise AssertionError(message())
+    return None
+
+
 # -- if ---------------------------------------------------------------------------
 def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
             get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
@@ -122,10 +134,10 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
         def run() -> tuple:
             set_state(init)
             fn()
-            outs = _branch_outputs(get_state()[:nouts], names[:nouts], label)
+            outs = _branch_outputs(get_state()[:nouts], names, label)
             done[label] = outs
             if len(done) == 2:
-                _check_branches(done["main"], done["else"], names[:nouts])
+                _check_branches(done["main"], done["else"], names)
             return outs
         return run
 
@@ -135,7 +147,7 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
 
 def _branch_outputs(values: Sequence[Any], names: Sequence[str], label: str) -> tuple:
     outs = []
-    for name, value in zip(names, values, strict=True):
+    for name, value in zip(names, values):
         if isinstance(value, UndefinedReturnValue):
             raise ValueError(f"the {label} branch must also have a return statement.")
         if isinstance(value, Undefined):
@@ -147,13 +159,13 @@ def _branch_outputs(values: Sequence[Any], names: Sequence[str], label: str) -> 
 
 
 def _check_branches(main: tuple, orelse: tuple, names: Sequence[str]) -> None:
-    for name, a, b in zip(names, main, orelse, strict=True):
+    for name, a, b in zip(names, main, orelse):
         try:
             nest.assert_same_structure(a, b)
         except ValueError as error:
             raise TypeError(f"'{name}' must have the same nested structure in the main and "
                             f"else branches:\n\n{error}") from None
-        for x, y in zip(nest.flatten(a), nest.flatten(b), strict=True):
+        for x, y in zip(nest.flatten(a), nest.flatten(b)):
             if x.dtype != y.dtype:
                 raise TypeError(f"'{name}' has dtype {x.dtype.name} in the main branch, but "
                                 f"dtype {y.dtype.name} in the else branch")
@@ -182,7 +194,8 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], None],
         test()
         body()
 
-    _staged_loop(lambda _: test(), lambda _: body(), get_state, set_state, names, probe, None)
+    _staged_loop(lambda _: test(), lambda _: body(), get_state, set_state, names, probe, None,
+                 opts)
 
 
 def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]],
@@ -207,7 +220,7 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]],
             body(element(start))
 
         _staged_loop(loop_test, lambda i: body(element(i)), get_state, set_state, names, probe,
-                     (start, delta))
+                     (start, delta), opts)
         return
     for target in iterable:
         if extra_test is not None and not extra_test():
@@ -233,11 +246,14 @@ def _iteration(iterable: Any):
 
 def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
                  get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
-                 names: Sequence[str], probe: Callable[[], None], index: Any) -> None:
+                 names: Sequence[str], probe: Callable[[], None], index: Any,
+                 opts: Optional[dict] = None) -> None:
     """Runs the loop as one `while_loop` over `names`; `index` is (start, delta) of a
-    `for` loop's hidden index (None for `while`)."""
+    `for` loop's hidden index (None for `while`); `opts` are set_loop_options's."""
+    opts = opts or {}
     state = list(get_state())
     guessed = [n for n, v in zip(names, state, strict=True) if isinstance(v, Undefined) or v is None]
+    shapes = _shape_invariants(state, opts.get("shape_invariants") or ())
     init = _initial_values(state, names, get_state, set_state, probe)
     has_index = index is not None
     # an iteration count: variables first assigned in the body need one iteration to be
@@ -255,12 +271,19 @@ def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
         set_state(tuple(values[n:]))
         body(i)
         new = [nest.map_structure(_as_tensor, v) for v in get_state()]
-        _check_iteration(init, new, names)
+        _check_iteration(init, new, names, shapes)
         new_head = ([i + index[1]] if has_index else []) + \
             ([values[n - 1] + 1] if has_count else [])
         return tuple(new_head) + tuple(new)
 
-    outs = while_loop(loop_cond, loop_body, tuple(head) + tuple(init))
+    loop_vars = tuple(head) + tuple(init)
+    invariants = None
+    if any(shape is not None for shape in shapes):
+        invariants = tuple(t.shape for t in head) + tuple(
+            nest.map_structure(_shape_of, v) if shape is None else shape
+            for v, shape in zip(init, shapes))
+    outs = while_loop(loop_cond, loop_body, loop_vars, shape_invariants=invariants,
+                      maximum_iterations=opts.get("maximum_iterations"))
     final = list(outs[n:])
     if guessed:
         check = Assert(outs[n - 1] > 0, [
@@ -274,7 +297,7 @@ def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[
                     set_state: Callable[[tuple], None], probe: Callable[[], None]) -> List[Any]:
     """Loop variables as tensors; undefined ones take the dtype and shape the body gives
     them (traced once in a scratch graph), starting from zeros, as TF's AutoGraph does."""
-    for _name, value in zip(names, init, strict=True):
+    for name, value in zip(names, init):
         if isinstance(value, UndefinedReturnValue):
             raise NotImplementedError(
                 "a return statement cannot be placed inside this TensorFlow loop; this may "
@@ -318,23 +341,45 @@ def _placeholder_of(graph: FuncGraph) -> Callable[[Any], Any]:
     return placeholder
 
 
-def _check_iteration(before: List[Any], after: List[Any], names: Sequence[str]) -> None:
-    for name, a, b in zip(names, before, after, strict=True):
+def _shape_invariants(state: List[Any], pairs: Sequence[Any]) -> List[Any]:
+    """Per loop variable, the shape set_loop_options gave it (matched by identity)."""
+    shapes: List[Any] = [None] * len(state)
+    for value, shape in pairs:
+        for k, current in enumerate(state):
+            if current is value:
+                shapes[k] = as_shape(shape)
+    return shapes
+
+
+def _shape_of(value: Any) -> Any:
+    return value.shape if isinstance(value, Tensor) else TensorShape(None)
+
+
+def _check_iteration(before: List[Any], after: List[Any], names: Sequence[str],
+                     shapes: Sequence[Any]) -> None:
+    for name, a, b, invariant in zip(names, before, after, shapes, strict=True):
         try:
             nest.assert_same_structure(a, b)
         except ValueError as error:
             raise TypeError(f"'{name}' does not have the same nested structure after one "
                             f"iteration.\n\n{error}") from None
-        for x, y in zip(nest.flatten(a), nest.flatten(b), strict=True):
+        for x, y in zip(nest.flatten(a), nest.flatten(b)):
             if not isinstance(x, Tensor) or not isinstance(y, Tensor):
                 continue
             if x.dtype != y.dtype:
                 raise TypeError(f"'{name}' has dtype {x.dtype.name} before the loop, but dtype "
                                 f"{y.dtype.name} after one iteration")
-            if not x.shape.is_compatible_with(y.shape):
+            if not (x.shape if invariant is None else invariant).is_compatible_with(y.shape):
                 raise ValueError(f"'{name}' has shape {x.shape} before the loop, but shape "
-                                 f"{y.shape} after one iteration. Use dg.while_loop with "
-                                 "shape_invariants to let the shape vary.")
+                                 f"{y.shape} after one iteration. Use "
+                                 "dg.autograph.experimental.set_loop_options to set shape "
+                                 "invariants.")
+
+
+def set_loop_options(parallel_iterations: Any = None, swap_memory: Any = None,
+                     maximum_iterations: Any = None, shape_invariants: Any = None) -> None:
+    """Options of the enclosing loop (`shape_invariants`: [(variable, shape)],
+    `maximum_iterations`), read by AutoGraph from the loop body; a no-op when run."""
 
 
 # -- builtins that take tensors ----------------------------------------------------
@@ -359,4 +404,19 @@ def len_(value: Any) -> Any:
     return len(value)
 
 
-BUILTIN_OVERRIDES = {builtins.range: range_, builtins.len: len_}
+def int_(value: Any = 0, *base: Any) -> Any:
+    """int(); a graph tensor is cast to int32, as TF's AutoGraph does."""
+    if _staged(value) and not base:
+        return math_ops.cast(value, dtypes.int32)
+    return int(value, *base)
+
+
+def float_(value: Any = 0.0) -> Any:
+    """float(); a graph tensor is cast to float32, as TF's AutoGraph does."""
+    if _staged(value):
+        return math_ops.cast(value, dtypes.float32)
+    return float(value)
+
+
+BUILTIN_OVERRIDES = ((builtins.range, range_), (builtins.len, len_), (builtins.int, int_),
+                     (builtins.float, float_))

@@ -129,8 +129,8 @@ class _Expressions(ast.NodeTransformer):
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-                and func.value.id == AG:
-            return node  # an operator call made by the lowering
+                and func.value.id == AG or _is_loop_options(node):
+            return node  # an operator call made by the lowering, or loop options
         if isinstance(func, ast.Name) and func.id == "super" and not node.args \
                 and self.self_name is not None:
             # zero-argument super() needs the class cell, which the converted code
@@ -217,6 +217,13 @@ class _Statements(ast.NodeTransformer):
         _place(defs + [call], node)
         return defs + [call]
 
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        message = node.msg if node.msg is not None else ast.Constant(value="Assertion error")
+        call = ast.Expr(value=_call(_ag("assert_stmt"), node.test, _thunk(message)))
+        _place([call], node)
+        return call
+
     def _loop_state(self, node: ast.stmt, modified: List[str]) -> List[str]:
         live = node.ag_live_head | node.ag_live_out
         return [n for n in modified if n not in self.global_names and analysis.is_live(n, live)]
@@ -229,12 +236,13 @@ class _Statements(ast.NodeTransformer):
         state = self._loop_state(node, modified)
         defs, get_name, set_name = self._state_functions(state, node)
         test_name, body_name = self.unique("loop_test"), self.unique("loop_body")
+        options = _take_loop_options(node)
         defs.append(self._def(test_name, [], [], [ast.Return(value=node.test)]))
         defs.append(self._def(body_name, [], modified, node.body))
         call = ast.Expr(value=_call(
             _ag("while_stmt"), ast.Name(id=test_name, ctx=ast.Load()),
             ast.Name(id=body_name, ctx=ast.Load()), ast.Name(id=get_name, ctx=ast.Load()),
-            ast.Name(id=set_name, ctx=ast.Load()), self._names_tuple(state)))
+            ast.Name(id=set_name, ctx=ast.Load()), self._names_tuple(state), options))
         _place(defs + [call], node)
         return defs + [call]
 
@@ -246,6 +254,7 @@ class _Statements(ast.NodeTransformer):
         state = self._loop_state(node, modified)
         defs, get_name, set_name = self._state_functions(state, node)
         body_name, itr = self.unique("loop_body"), self.unique("itr")
+        options = _take_loop_options(node)
         bind = ast.Assign(targets=[node.target], value=ast.Name(id=itr, ctx=ast.Load()))
         _place([bind], node.target)
         defs.append(self._def(body_name, [itr], modified, [bind] + node.body))
@@ -258,9 +267,35 @@ class _Statements(ast.NodeTransformer):
         call = ast.Expr(value=_call(
             _ag("for_stmt"), node.iter, extra_arg, ast.Name(id=body_name, ctx=ast.Load()),
             ast.Name(id=get_name, ctx=ast.Load()), ast.Name(id=set_name, ctx=ast.Load()),
-            self._names_tuple(state)))
+            self._names_tuple(state), options))
         _place(defs + [call], node)
         return defs + [call]
+
+
+def _is_loop_options(node: ast.AST) -> bool:
+    """A call of (dg.autograph.experimental.)set_loop_options."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name == "set_loop_options"
+
+
+def _take_loop_options(node: ast.stmt) -> ast.expr:
+    """Removes the loop body's set_loop_options(...) statements; their keywords as a dict
+    expression (evaluated when the loop starts), or None."""
+    keys: List[ast.expr] = []
+    values: List[ast.expr] = []
+    kept = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.Expr) and _is_loop_options(stmt.value):
+            for keyword in stmt.value.keywords:
+                keys.append(ast.Constant(value=keyword.arg))
+                values.append(keyword.value)
+        else:
+            kept.append(stmt)
+    node.body = kept or [ast.Pass()]
+    return ast.Dict(keys=keys, values=values) if keys else ast.Constant(value=None)
 
 
 def _parsed(source: str, mode: str = "exec") -> ast.AST:

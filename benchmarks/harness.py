@@ -54,6 +54,11 @@ class Row:
     note: str = ""
     samples: List[float] = field(default_factory=list)
     floor_samples: List[float] = field(default_factory=list)
+    # CPU time of the benchmark thread (time.thread_time) per call: robust on a
+    # loaded machine, where wall time also counts other processes' turns.
+    cpu_samples: List[float] = field(default_factory=list)
+    floor_cpu_samples: List[float] = field(default_factory=list)
+    cpu_ratio: Optional[float] = None
 
 
 @contextlib.contextmanager
@@ -93,23 +98,33 @@ def measure(step: Callable[[], Any], repeats: int, budget: float, warmup: int = 
 
 
 def measure_paired(step: Callable[[], Any], floor: Callable[[], Any], repeats: int,
-                   budget: float, min_repeats: int = 3) -> Tuple[List[float], List[float]]:
-    """Alternating calls of `step` and `floor`, so that both see the same machine noise."""
+                   budget: float, min_repeats: int = 3) -> Tuple[List[float], List[float],
+                                                                 List[float], List[float]]:
+    """Alternating calls of `step` and `floor`, so that both see the same machine noise:
+    (step wall times, floor wall times, step thread CPU times, floor thread CPU times)."""
     gc.collect()
     times: List[float] = []
     floor_times: List[float] = []
-    start = time.perf_counter()
+    cpu: List[float] = []
+    floor_cpu: List[float] = []
+    clock, cpu_clock = time.perf_counter, time.thread_time
+    start = clock()
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        c0 = cpu_clock()
+        t0 = clock()
         floor()
-        t1 = time.perf_counter()
+        t1 = clock()
+        c1 = cpu_clock()
         step()
-        t2 = time.perf_counter()
+        t2 = clock()
+        c2 = cpu_clock()
         floor_times.append(t1 - t0)
         times.append(t2 - t1)
-        if len(times) >= min_repeats and time.perf_counter() - start > budget:
+        floor_cpu.append(c1 - c0)
+        cpu.append(c2 - c1)
+        if len(times) >= min_repeats and clock() - start > budget:
             break
-    return times, floor_times
+    return times, floor_times, cpu, floor_cpu
 
 
 def median(values: Sequence[float]) -> float:
@@ -175,21 +190,23 @@ def format_floor(row: Row) -> str:
 
 def table(rows: Sequence[Row], peers: Optional[dict] = None) -> str:
     """A Markdown table: median, floor, ratio, target, met, note."""
-    head = ["workload", "variant", "median", "NumPy floor", "ratio", "target", "met", "note"]
+    head = ["workload", "variant", "median", "NumPy floor", "ratio", "CPU ratio", "target", "met",
+            "note"]
     if peers:
-        head.insert(6, "issue's peers")
+        head.insert(7, "issue's peers")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r.status != "ok":
-            cells = [r.workload, r.variant, r.status, format_floor(r), "-", r.target, "-",
+            cells = [r.workload, r.variant, r.status, format_floor(r), "-", "-", r.target, "-",
                      r.note]
         else:
             ratio = "-" if r.ratio is None else f"{r.ratio:.2f}x"
+            cpu_ratio = "-" if r.cpu_ratio is None else f"{r.cpu_ratio:.2f}x"
             met = "" if r.met is None else ("yes" if r.met else "NO")
-            cells = [r.workload, r.variant, format_value(r), format_floor(r), ratio, r.target,
-                     met, r.note]
+            cells = [r.workload, r.variant, format_value(r), format_floor(r), ratio, cpu_ratio,
+                     r.target, met, r.note]
         if peers:  # quoted once per workload, on its floor row
             shown = peers.get(r.workload.split(" ")[0], "") if r.variant == "NumPy floor" else ""
-            cells.insert(6, shown)
+            cells.insert(7, shown)  # after the target, as in the header
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)

@@ -26,10 +26,10 @@ from .pinning import pinned_core
 
 # workload -> (eager target, graph target) as (text, bound); W4 is us/op, W5 graph seconds.
 TARGETS = {
-    "W1": (("<= 3.0x", 3.0), ("<= 1.0x", 1.0)),
+    "W1": (("<= 2.5x", 2.5), ("<= 1.0x", 1.0)),
     "W2": (("<= 1.05x", 1.05), ("<= 1.05x", 1.05)),
     "W3 n=500": (("<= 2.5x", 2.5), ("<= 2.5x", 2.5)),
-    "W3 n=100": (("<= 20x", 20.0), ("<= 5x", 5.0)),
+    "W3 n=100": (("<= 10x", 10.0), ("<= 5x", 5.0)),
     "W4": (("<= 20 us/op", 20.0), ("<= 20 us/op", 20.0)),
     "W5": (("<= 3x", 3.0), ("<= 5 s", 5.0)),
     "W6": (("<= 1.0x", 1.0), ("<= 1.0x", 1.0)),
@@ -113,10 +113,12 @@ def run_step(variant: Variant, data: dict, expected: Any, floor_fn: Callable[[],
                 row.status, row.note = "wrong result", error
                 return
             del result  # the checked first call was the warm-up
-            row.samples, row.floor_samples = measure_paired(
+            (row.samples, row.floor_samples, row.cpu_samples,
+             row.floor_cpu_samples) = measure_paired(
                 step, floor_fn, cfg.repeats[workload], cfg.budget[workload],
                 min_repeats=min(3, cfg.repeats[workload]))
         row.value = median(row.samples)
+        row.cpu_ratio = median(row.cpu_samples) / median(row.floor_cpu_samples)
         extra = f"build {t1 - t0:.2f} s, first call {t2 - t1:.2f} s" if t2 - t0 > 0.5 else ""
         row.note = "; ".join(p for p in (row.note, extra) if p)
     return _guarded(row, body)
@@ -129,14 +131,18 @@ def run_oneshot(variant: Variant, data: dict, expected: Any, cfg: Config, worklo
         for _ in range(cfg.repeats[workload]):
             gc.collect()
             with time_limit(cfg.limit[workload]):
+                c0 = time.thread_time()
                 t0 = time.perf_counter()
                 result = variant.fn(data)
                 row.samples.append(time.perf_counter() - t0)
+                row.cpu_samples.append(time.thread_time() - c0)
             error = check(result, expected)
             if error:
                 row.status, row.note = "wrong result", error
                 return
         row.value = median(row.samples)
+        row.note = "; ".join(p for p in (row.note, f"CPU {median(row.cpu_samples):.2f} s")
+                             if p)
     return _guarded(row, body)
 
 
@@ -158,11 +164,19 @@ def run_w4(variant: Variant, cfg: Config) -> List[Row]:
                     row.status, row.note = "wrong result", error
                     return
                 row.samples.append(report["gradients_s"] / n * 1e6)
+                if "gradients_cpu_s" in report:
+                    row.cpu_samples.append(report["gradients_cpu_s"] / n * 1e6)
                 if "forward_s" in report:
                     forward.append(report["forward_s"] / n * 1e6)
             row.value = median(row.samples)
+            notes = []
+            if row.cpu_samples:
+                notes.append(f"CPU {median(row.cpu_samples):.1f} us/op")
             if forward:
-                row.note = f"forward build {median(forward):.1f} us/op"
+                notes.append(f"forward build {median(forward):.1f} us/op")
+            row.note = "; ".join(notes)
+            row.target, bound = target_for("W4", variant.name)
+            row.met = (median(row.cpu_samples) if row.cpu_samples else row.value) <= bound
         rows.append(_guarded(row, body))
         say(_line(rows[-1]))
     return rows
@@ -213,6 +227,8 @@ def _line(row: Row) -> str:
     if row.status != "ok":
         return f"  {row.workload:9s} {row.variant:44s} {row.status}: {row.note}"
     ratio = f"  {row.ratio:7.2f}x" if row.ratio is not None else ""
+    if row.cpu_ratio is not None:
+        ratio += f"  (CPU {row.cpu_ratio:.2f}x)"
     return f"  {row.workload:9s} {row.variant:44s} {format_value(row):>14s}{ratio}"
 
 
@@ -243,10 +259,13 @@ def run_timed_workload(workload: str, variants: List[Variant], data: dict,
         row.target, bound = target_for(workload, row.variant)
         if row.status == "ok":
             if workload == "W5" and not is_eager(row.variant):
-                row.met = row.value <= bound  # graph W5: wall seconds, not a ratio
+                # graph W5: seconds, not a ratio (thread CPU seconds where measured)
+                row.met = (median(row.cpu_samples) if row.cpu_samples else row.value) <= bound
             else:
                 row.ratio = row.value / row.floor
-                row.met = row.ratio <= bound
+                # Judged on thread CPU time where measured (robust on a shared machine).
+                judged = row.cpu_ratio if row.cpu_ratio is not None else row.ratio
+                row.met = judged <= bound
         rows.append(row)
         say(_line(row))
     floor_median = median(floor_samples)
@@ -256,7 +275,8 @@ def run_timed_workload(workload: str, variants: List[Variant], data: dict,
 
 
 def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
-              only: Optional[Sequence[str]] = None, python: Optional[str] = None) -> List[Row]:
+              only: Optional[Sequence[str]] = None, python: Optional[str] = None,
+              variant_filter: str = "") -> List[Row]:
     """All workloads through every provider's variants; returns the table rows."""
     by_workload: Dict[str, List[Tuple[str, Variant]]] = {}
     for module_name, module in providers:
@@ -267,7 +287,8 @@ def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
         return not only or any(key.startswith(o) for o in only)
 
     def of(key: str) -> List[Variant]:
-        found = [v for _, v in by_workload.get(key, [])]
+        found = [v for _, v in by_workload.get(key, [])
+                 if variant_filter.lower() in v.name.lower()]
         if cfg is QUICK:
             for v in found:
                 if v.heavy:
@@ -307,7 +328,8 @@ def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
     if wanted("W6"):
         say("W6: peak memory, 200-op chain on (1000, 1000) float64, fresh processes")
         rows += run_memory([(m, v) for m, v in by_workload.get("W6", [])
-                            if not (v.heavy and cfg is QUICK)], cfg, python)
+                            if not (v.heavy and cfg is QUICK)
+                            and variant_filter.lower() in v.name.lower()], cfg, python)
     return rows
 
 
@@ -353,7 +375,9 @@ def report(rows: List[Row], title: str, mode: str, seconds: float, extra: Sequen
     lines = [f"# {title}", "", f"Run {when}, {mode} mode, {seconds:.0f} s in all.", ""]
     lines += [f"- {fact}" for fact in list(machine_facts()) + list(extra)]
     lines += ["", "Medians of repeated calls after a warm-up; ratio = median / NumPy floor "
-              "median (same process). W4 is microseconds of the gradients() call per forward "
+              "median (same process); CPU ratio = the same for the benchmark thread's CPU time "
+              "(time.thread_time, floor calls interleaved), which other processes on a shared "
+              "machine do not inflate: 'met' is judged on it where it is measured. W4 is microseconds of the gradients() call per forward "
               "op; W5 graph rows are wall seconds of build + gradients + run; W6 is peak RSS "
               "over each fresh process's baseline, as a ratio to the floor's. 'issue's peers' "
               "quotes the figures measured in issue 7 (eager / graph or jit).", ""]
@@ -368,12 +392,14 @@ def main_for(providers: Sequence[Tuple[str, Any]], argv: Sequence[str], title: s
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes (~2 min)")
     parser.add_argument("--only", default="", help="comma-separated workloads, e.g. W1,W3")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--variants", default="",
+                        help="only variants whose name contains this, e.g. eager")
     args = parser.parse_args(list(argv))
     cfg = QUICK if args.quick else FULL
     mode = "quick" if args.quick else "full"
     only = [o.strip() for o in args.only.split(",") if o.strip()]
     start = time.perf_counter()
-    rows = run_suite(providers, cfg, only, python)
+    rows = run_suite(providers, cfg, only, python, args.variants)
     seconds = time.perf_counter() - start
     text = report(rows, title, mode, seconds, extra)
     say("")

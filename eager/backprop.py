@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import weakref
 from typing import Any, Iterator, List, Optional
 
 import numpy as np
 
 from ..framework import nest
 from ..framework.func_graph import inner_tensor
+from ..framework.gc_pause import hold_gc
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
@@ -16,6 +18,7 @@ from ..ops import array_ops, join_ops
 from ..ops.constant_op import convert_to_tensor
 from . import context
 from .imperative_grad import imperative_grad
+from .raw_backward import raw_gradient, raw_sweep_allowed
 from .jacobians import column_seeds, one_hot_seeds, vectorized_backward
 from .tape import Tape
 
@@ -66,10 +69,17 @@ class GradientTape:
     def _push(self) -> None:
         context.push_tape(self._tape)
         self._recording = True
+        # The collector is held off while this tape records (framework/gc_pause.py);
+        # a tape abandoned while recording (never exited) releases its hold, and leaves
+        # its thread's tape stack, when it is freed: nobody can use it any more.
+        hold = hold_gc()
+        self._gc_release = weakref.finalize(self, _abandoned, hold, context.state.tapes,
+                                            self._tape)
 
     def _pop(self) -> None:
         context.pop_tape(self._tape)
         self._recording = False
+        self._gc_release()
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -169,11 +179,18 @@ class GradientTape:
         was = self._recording and not self._persistent
         if was:
             self._pop()
+        hold = hold_gc()
         try:
-            return imperative_grad(tape.producers, targets, target_ids,
-                                   [_source_id(s) for s in sources], output_gradients,
-                                   release=not self._persistent)
+            source_ids = [_source_id(s) for s in sources]
+            if raw_sweep_allowed(tape, targets, output_gradients):
+                grads = raw_gradient(tape.producers, targets, target_ids, source_ids,
+                                     output_gradients)
+                if grads is not None:
+                    return grads
+            return imperative_grad(tape.producers, targets, target_ids, source_ids,
+                                   output_gradients, release=not self._persistent)
         finally:
+            hold.release()
             if was:
                 self._push()
 
@@ -316,6 +333,16 @@ class GradientTape:
             if was:
                 self._push()
         return nest.pack_sequence_as(sources, result)
+
+
+def _abandoned(hold: Any, tapes: list, tape: Tape) -> None:
+    """Finalizer of a recording GradientTape (also run by `_pop`): release its hold on
+    the collector and take its tape off the stack it was pushed on, if still there."""
+    hold.release()
+    for i in range(len(tapes) - 1, -1, -1):
+        if tapes[i] is tape:
+            del tapes[i]
+            break
 
 
 def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list,

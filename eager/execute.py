@@ -43,13 +43,24 @@ def kernel_error(op_def: Any, inputs: Sequence[Any], error: Exception) -> Invali
                                 f"{[t.dtype.name for t in inputs]})")
 
 
+def not_eager_error(op_def: Any, inputs: Sequence[Any]) -> TypeError:
+    """TF's TypeError for a graph tensor (no value) given to an op run eagerly."""
+    names = [getattr(t, "name", repr(t)) for t in inputs if not hasattr(t, "array")]
+    return TypeError(f"{op_def.type}: an op outside of the function building code is being "
+                     f"passed a graph tensor {names}: it has no value in eager mode. Build "
+                     "the graph and run it with a Session, or use dg.function.")
+
+
 def dtype_error(op_def: Any, x: EagerTensor) -> InvalidArgumentError:
     return InvalidArgumentError(None, None, op_def.dtype_error(x.dtype))
 
 
 def execute_unary(op_def: Any, x: EagerTensor) -> EagerTensor:
     """`execute` for a simple one-input op without attrs."""
-    array = x.array
+    try:
+        array = x.array
+    except AttributeError:
+        raise not_eager_error(op_def, (x,)) from None
     kinds = op_def.input_kinds
     if kinds is not None and array.dtype.kind not in kinds:
         raise dtype_error(op_def, x)
@@ -63,7 +74,7 @@ def execute_unary(op_def: Any, x: EagerTensor) -> EagerTensor:
     tapes = state.tapes
     if tapes or state.accumulators:
         if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
-            tapes[0].record(op_def, op_def.type, _NO_ATTRS, (x,), (out,), (x.tensor_id,))
+            tapes[0].record_unary(op_def, x, out)
         else:
             record(op_def, _NO_ATTRS, (x,), (out,))
     return out
@@ -71,12 +82,16 @@ def execute_unary(op_def: Any, x: EagerTensor) -> EagerTensor:
 
 def execute_binary(op_def: Any, x: EagerTensor, y: EagerTensor) -> EagerTensor:
     """`execute` for a simple two-input op without attrs."""
-    a = x.array
+    try:
+        a = x.array
+        b = y.array
+    except AttributeError:
+        raise not_eager_error(op_def, (x, y)) from None
     kinds = op_def.input_kinds
     if kinds is not None and a.dtype.kind not in kinds:
         raise dtype_error(op_def, x)
     try:
-        out = EagerTensor(op_def.kernel(a, y.array))
+        out = EagerTensor(op_def.kernel(a, b))
     except OpError:
         raise
     except KERNEL_ERRORS as error:
@@ -85,8 +100,7 @@ def execute_binary(op_def: Any, x: EagerTensor, y: EagerTensor) -> EagerTensor:
     tapes = state.tapes
     if tapes or state.accumulators:
         if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
-            tapes[0].record(op_def, op_def.type, _NO_ATTRS, (x, y), (out,),
-                            (x.tensor_id, y.tensor_id))
+            tapes[0].record_binary(op_def, x, y, out)
         else:
             record(op_def, _NO_ATTRS, (x, y), (out,))
     return out
@@ -98,7 +112,10 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
         arrays = [t.array for t in inputs]
     except AttributeError:  # an IndexedSlices input (e.g. a gradient) becomes dense
         inputs = densify_inputs(inputs)
-        arrays = [t.array for t in inputs]
+        try:
+            arrays = [t.array for t in inputs]
+        except AttributeError:
+            raise not_eager_error(op_def, inputs) from None
     kinds = op_def.input_kinds
     if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
         raise dtype_error(op_def, inputs[0])

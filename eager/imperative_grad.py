@@ -16,6 +16,7 @@ from ..grad_registry.aggregation import aggregate, zeros_for
 from ..framework.registry import gradient_functions
 from ..grad_registry.registry import accepts_none, get_gradient_function
 from .eager_tensor import EagerTensor
+from .tape import entry_view
 from ..ops import array_ops
 
 # Sum a tensor's pending gradients early once this many, this large, pile up.
@@ -29,15 +30,15 @@ _MISSING = object()
 
 def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: Sequence[int]):
     """Entries between targets and sources, usage counts and missing-output counts."""
-    reachable: Dict[Any, None] = {}
+    views: Dict[int, Any] = {}  # id(record) -> its TapeEntry view, built once
     stack = list(target_ids)
     seen = set(stack)
     get = producers.get
     while stack:
-        entry = get(stack.pop())
-        if entry is None or entry in reachable:
+        record = get(stack.pop())
+        if record is None or id(record) in views:
             continue
-        reachable[entry] = None
+        entry = views[id(record)] = entry_view(record)
         for tid in entry.input_ids:
             if tid not in seen:
                 seen.add(tid)
@@ -47,7 +48,7 @@ def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: S
     influenced = set(source_ids)
     relevant = []
     usage: Dict[int, int] = {}
-    for entry in sorted(reachable, key=_seq):
+    for entry in sorted(views.values(), key=_seq):
         hit = False
         for tid in entry.input_ids:
             if tid in influenced:

@@ -3,21 +3,32 @@
 An entry keeps only what its op's gradient reads (the op declaration's
 `grad_inputs`/`grad_outputs`); every other input or output is remembered
 by its shape and dtype alone, so intermediates die as in hand-written code.
+
+A recorded op is a plain tuple (cheap to build on the hot path):
+`(op_def, gradient_name, attrs, input_ids, output_ids, inputs, outputs, skip)`
+where `inputs`/`outputs` hold the kept tensors, and for each dropped eager
+tensor its lazy spec `(numpy shape, numpy dtype)` (a plain tuple). The
+`TapeEntry` view that a gradient function receives as `op` is built from
+the record only when the general backward pass needs it (`entry_view`).
+Records are stored in `Tape.producers` in execution order (a dict keeps
+insertion order), which the raw first-order sweep relies on.
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any, Dict, List, Optional, Sequence, Set
 
+from ..framework.dtypes import from_numpy
+from ..framework.tensor_shape import shape_from_dims
 from ..framework.tensor_spec import spec_of
 from .eager_tensor import EagerTensor
 
 _NO_SKIP: frozenset = frozenset()
 _SKIP_FIRST: frozenset = frozenset([0])
 _SKIP_SECOND: frozenset = frozenset([1])
-# Entry order across all tapes: entries copied between tapes (hessian) stay in
-# execution order, which the backward filter and ready stack rely on.
-_next_seq = itertools.count().__next__
+_NO_ATTRS: dict = {}
+_DIFFERENTIABLE_KINDS = "fc"
+# Positions in a record tuple.
+OP_DEF, GRADIENT_NAME, ATTRS, INPUT_IDS, OUTPUT_IDS, INPUTS, OUTPUTS, SKIP = range(8)
 
 
 class TapeEntry:
@@ -55,26 +66,59 @@ class TapeEntry:
         return f"<TapeEntry {self.type} in={self.input_ids} out={self.output_ids}>"
 
 
-def _spec(tensor: Any) -> Any:
-    """Shape and dtype only; a graph tensor (a tape inside a graph) is kept itself, so
-    that a gradient can still ask for its dynamic shape (it holds no value alive)."""
+def _lazy_spec(tensor: Any) -> Any:
+    """What a dropped tensor is remembered by: (shape, dtype) of an eager value; a
+    graph tensor (a tape inside a graph) is kept itself, so that a gradient can still
+    ask for its dynamic shape (it holds no value alive)."""
     if type(tensor) is EagerTensor:
-        return spec_of(tensor.shape, tensor.dtype)
+        array = tensor.array
+        return (array.shape, array.dtype)
     return tensor
 
 
 def _kept(tensors: Sequence[Any], keep: Any) -> tuple:
-    """`tensors` with those not in `keep` (None: all kept) reduced to their specs."""
+    """`tensors` with those not in `keep` (None: all kept) reduced to lazy specs."""
     if keep is None:
         return tuple(tensors)
     if not keep:
-        return tuple([_spec(t) for t in tensors])
-    return tuple([t if i in keep else _spec(t) for i, t in enumerate(tensors)])
+        return tuple([_lazy_spec(t) for t in tensors])
+    return tuple([t if i in keep else _lazy_spec(t) for i, t in enumerate(tensors)])
 
 
 def _is_differentiable(tensor: Any) -> bool:
     kind = tensor.array.dtype.kind if type(tensor) is EagerTensor else tensor.dtype.kind
     return kind == "f" or kind == "c"
+
+
+def _as_spec(value: Any) -> Any:
+    """A lazy spec as a TensorSpec; kept tensors unchanged."""
+    if type(value) is tuple:
+        return spec_of(shape_from_dims(value[0]), from_numpy(value[1]))
+    return value
+
+
+def entry_view(record: tuple) -> "TapeEntry":
+    """The TapeEntry (the `op` of a gradient function) of a record tuple."""
+    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
+    return TapeEntry(op_def, name, attrs, input_ids, output_ids,
+                     tuple([_as_spec(t) for t in inputs]),
+                     tuple([_as_spec(t) for t in outputs]), skip, output_ids[0])
+
+
+def _tape_plans(op_def: Any) -> tuple:
+    """What the tape keeps of `op_def`, memoised on it as `op_def.tape_plans`:
+    [0] for one input: (the gradient reads input 0, it reads output 0);
+    [1..3] for two inputs, both watched / only the second / only the first:
+    (skip set, reads input 0, reads input 1, reads output 0)."""
+    outs = op_def.grad_outputs
+    keep_out = outs is None or 0 in outs
+    keep = op_def.inputs_read_by_gradient(_NO_SKIP)
+    plans = [(keep is None or 0 in keep, keep_out)]
+    for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
+        keep = op_def.inputs_read_by_gradient(skip)
+        plans.append((skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out))
+    op_def.tape_plans = plans = tuple(plans)
+    return plans
 
 
 class Tape:
@@ -85,7 +129,10 @@ class Tape:
         self.watch_accessed_variables = watch_accessed_variables
         self.variables: Dict[int, Any] = {}  # handle id -> variable, in watch order
         self.watched: Set[int] = set()
-        self.producers: Dict[int, TapeEntry] = {}
+        self.producers: Dict[int, tuple] = {}  # output id -> record, in execution order
+        # False once the producers' order may differ from execution order (entries
+        # copied from another tape, or a tensor recorded twice): general pass only.
+        self.in_order = True
 
     def watch_id(self, tensor_id: int) -> None:
         self.watched.add(tensor_id)
@@ -111,9 +158,11 @@ class Tape:
         if outer_id not in self.watched:
             return
         inner_id = inner.tensor_id
-        self.producers[inner_id] = TapeEntry(identity_def, identity_def.type, {}, (outer_id,),
-                                             (inner_id,), (_spec(outer),), (_spec(inner),),
-                                             _NO_SKIP, _next_seq())
+        if inner_id in self.producers:
+            self.in_order = False
+        self.producers[inner_id] = (identity_def, identity_def.type, {}, (outer_id,),
+                                    (inner_id,), (_lazy_spec(outer),), (_lazy_spec(inner),),
+                                    _NO_SKIP)
         self.watched.add(inner_id)
 
     def record(self, op_def: Any, gradient_name: str, attrs: dict, inputs: Sequence[Any],
@@ -139,42 +188,85 @@ class Tape:
             if len(missing) == len(input_ids):
                 return
             skip = frozenset(missing) if missing else _NO_SKIP
-        keep = op_def.inputs_read_by_gradient(skip)
-        if keep is None:
-            kept_inputs = tuple(inputs)
-        elif len(inputs) == 1:
-            kept_inputs = (inputs[0],) if 0 in keep else (_spec(inputs[0]),)
-        else:
-            kept_inputs = tuple([t if i in keep else _spec(t) for i, t in enumerate(inputs)])
-        if len(outputs) == 1:  # the common case, without loops
-            out = outputs[0]
-            tid = out.tensor_id
-            kept_outputs = (out,) if op_def.grad_outputs != () else (_spec(out),)
-            entry = TapeEntry(op_def, gradient_name, attrs, input_ids, (tid,), kept_inputs,
-                              kept_outputs, skip, _next_seq())
-            if _is_differentiable(out):
-                self.producers[tid] = entry
-                watched.add(tid)
+        if not outputs:
             return
-        entry = TapeEntry(op_def, gradient_name, attrs, input_ids,
-                          tuple([t.tensor_id for t in outputs]), kept_inputs,
-                          _kept(outputs, op_def.grad_outputs), skip, _next_seq())
+        output_ids = tuple([t.tensor_id for t in outputs])
         producers = self.producers
+        for tid in output_ids:
+            if tid in producers:  # a tensor recorded twice: keep the general pass only
+                self.in_order = False
+        record = (op_def, gradient_name, attrs, input_ids, output_ids,
+                  _kept(inputs, op_def.inputs_read_by_gradient(skip)),
+                  _kept(outputs, op_def.grad_outputs), skip)
         for t in outputs:
             if _is_differentiable(t):
                 tid = t.tensor_id
-                producers[tid] = entry
+                producers[tid] = record
                 watched.add(tid)
+
+    def record_unary(self, op_def: Any, x: EagerTensor, out: EagerTensor) -> None:
+        """`record` for a one-input, one-output eager op without attrs (the hot path)."""
+        xid = x.tensor_id
+        if xid not in self.watched:
+            return
+        array = out.array
+        if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+            return
+        keeps = (op_def.tape_plans or _tape_plans(op_def))[0]
+        if keeps[0]:
+            inputs = (x,)
+        else:
+            value = x.array
+            inputs = ((value.shape, value.dtype),)
+        oid = out.tensor_id
+        self.producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,), inputs,
+                               (out,) if keeps[1] else ((array.shape, array.dtype),),
+                               _NO_SKIP)
+        self.watched.add(oid)
+
+    def record_binary(self, op_def: Any, x: EagerTensor, y: EagerTensor,
+                      out: EagerTensor) -> None:
+        """`record` for a two-input, one-output eager op without attrs (the hot path)."""
+        watched = self.watched
+        xid = x.tensor_id
+        yid = y.tensor_id
+        if xid in watched:
+            which = 1 if yid in watched else 3
+        elif yid in watched:
+            which = 2
+        else:
+            return
+        array = out.array
+        if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+            return
+        skip, keep_x, keep_y, keep_out = (op_def.tape_plans or _tape_plans(op_def))[which]
+        if keep_x:
+            first = x
+        else:
+            value = x.array
+            first = (value.shape, value.dtype)
+        if keep_y:
+            second = y
+        else:
+            value = y.array
+            second = (value.shape, value.dtype)
+        oid = out.tensor_id
+        self.producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,),
+                               (first, second),
+                               (out,) if keep_out else ((array.shape, array.dtype),), skip)
+        watched.add(oid)
 
     def record_entry_copy(self, other: "Tape") -> None:
         """Takes over another tape's entries and watched set (used by hessian)."""
         self.watched |= other.watched
         self.producers.update(other.producers)
+        self.in_order = False
 
     def clear(self) -> None:
         self.watched = set()
         self.producers = {}
         self.variables = {}
+        self.in_order = True
 
 
 def watched_by_any(tapes: List[Tape], tensor_ids: Sequence[int]) -> bool:

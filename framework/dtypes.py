@@ -148,6 +148,8 @@ def as_dtype(type_value: Any) -> DType:
             return found
     elif type_value is not None and hasattr(type_value, "as_numpy_dtype"):
         return as_dtype(getattr(type_value, "name", None))  # another library's DType
+    elif hasattr(type_value, "dtype") and hasattr(type_value, "shape"):
+        raise TypeError(f"Cannot convert the tensor {type_value!r} to a dg.DType.")
     raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a "
                     "dg.DType.")
 

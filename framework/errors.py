@@ -45,6 +45,11 @@ class DataLossError(OpError):
     """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor was used where a Python value is needed (bool, iteration,
+    a name) while building a graph."""
+
+
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
-           "DataLossError"]
+           "OperatorNotAllowedInGraphError", "DataLossError"]

@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ..eager import context
 from . import dtypes as dtypes_lib
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from .indexed_slices import IndexedSlices, densify_inputs
 from .op_def import OpDef
 from .registry import gradient_functions, op_defs
@@ -82,8 +82,9 @@ class SymbolicTensor(Tensor):
         return run_in_default_session(self, feed_dict, session)
 
     def __bool__(self) -> bool:
-        raise TypeError(f"Using symbolic tensor {self.name} as a Python bool is not "
-                        "allowed in graph mode; use dg.cond for data-dependent control flow.")
+        raise OperatorNotAllowedInGraphError(
+            f"Using symbolic tensor {self.name} as a Python bool is not allowed in graph "
+            "mode; use dg.cond for data-dependent control flow.")
 
     def __iter__(self):
         dims = self._shape.dims
@@ -183,6 +184,15 @@ class _ThreadState(threading.local):
         self.device = ""
 
 
+
+def _bad_name(name: Any) -> TypeError:
+    """TF's error for an op name that is not a string (a tensor: used as a bool)."""
+    if isinstance(name, Tensor):
+        return OperatorNotAllowedInGraphError(
+            f"Using a tensor ({name!r}) as an op name is not allowed in graph mode.")
+    return TypeError(f"Op names are strings: expected string or bytes-like object, got "
+                     f"'{type(name).__name__}'")
+
 class Graph:
     """A dataflow graph of Operations. Use `as_default()` to build into it."""
 
@@ -233,6 +243,8 @@ class Graph:
         inputs = tuple(checked)
         attrs = attrs if attrs else _NO_ATTRS
         thread = self._thread
+        if name is not None and type(name) is not str:
+            raise _bad_name(name)
         base = name or op_def.type
         kinds = op_def.input_kinds
         if kinds is not None and inputs and inputs[0].dtype.kind not in kinds:

@@ -31,7 +31,7 @@ class OpDef:
 
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
                  "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
-                 "same_dtype", "_reads_by_skip")
+                 "same_dtype", "_reads_by_skip", "tape_plans")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -57,6 +57,9 @@ class OpDef:
         # One output, no resource store: eligible for the eager fast paths.
         self.simple = num_outputs == 1 and not stateful
         self._reads_by_skip: dict = {}
+        # What an eager tape keeps of this op per watched-input pattern (memo of
+        # eager/tape.py, built on first record): None until then.
+        self.tape_plans: Any = None
 
     def inputs_read_by_gradient(self, skip: frozenset) -> Any:
         """The input indices the gradient reads when the inputs in `skip` need no

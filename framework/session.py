@@ -11,6 +11,7 @@ import contextlib
 import functools
 import sys
 import threading
+import warnings
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -259,8 +260,12 @@ class Session:
         spans: List[Tuple[str, int]] = []
         for f in flat:
             if isinstance(f, str):
-                f = (self.graph.get_tensor_by_name(f) if ":" in f
-                     else self.graph.get_operation_by_name(f))
+                try:
+                    f = (self.graph.get_tensor_by_name(f) if ":" in f
+                         else self.graph.get_operation_by_name(f))
+                except KeyError as error:  # TF: a ValueError naming the fetch
+                    raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. "
+                                     f"({error.args[0]})") from None
             if isinstance(f, IndexedSlices):
                 parts = [f.values, f.indices] + ([f.dense_shape] if f.dense_shape is not None else [])
                 spans.append(("slices", len(parts)))
@@ -301,7 +306,11 @@ class Session:
         tensors, values = [], []
         for key, value in feed_dict.items():
             if isinstance(key, str):
-                key = self.graph.get_tensor_by_name(key)
+                try:
+                    key = self.graph.get_tensor_by_name(key)
+                except (KeyError, ValueError) as error:  # TF: a TypeError naming the key
+                    raise TypeError(f"Cannot interpret feed_dict key {key!r} as Tensor: "
+                                    f"{error.args[0]}") from None
             if not isinstance(key, SymbolicTensor):
                 convert = getattr(key, "__dg_tensor__", None)
                 if convert is None:
@@ -309,7 +318,8 @@ class Session:
                 with self.graph.as_default():
                     key = _graph_element(key, convert)
             if key.graph is not self.graph:
-                raise ValueError(f"Cannot feed tensor {key.name}: it is not in this session's graph")
+                raise TypeError(f"Cannot interpret feed_dict key as Tensor: Tensor {key.name} "
+                                "is not an element of this graph.")
             tensors.append(key)
             values.append(_check_feed(key, value))
         return tensors, values
@@ -345,13 +355,14 @@ def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:
     target = tensor.dtype.as_numpy_dtype
     array = np.asarray(getattr(value, "array", value))
     if array.dtype != target:
-        src, dst = array.dtype.kind, np.dtype(target).kind
-        lossy = (src in "fc" and dst in "iub") or (src == "c" and dst != "c") or \
-            (src == "b") != (dst == "b") or src in "OUS"
-        if lossy:
-            raise TypeError(f"Cannot feed value of dtype {array.dtype} for Tensor "
-                            f"'{tensor.name}', which has dtype {tensor.dtype.name}")
-        array = array.astype(target)
+        # As TF, any numeric value converts as NumPy casts it (np.asarray(value,
+        # dtype)); strings, None and other objects are a ValueError.
+        if array.dtype.kind in "OUSV":
+            raise ValueError(f"Cannot feed value {value!r} for Tensor '{tensor.name}', which "
+                             f"has dtype {tensor.dtype.name}: could not convert it")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            array = array.astype(target)
     if not tensor.shape.is_compatible_with(array.shape):
         raise ValueError(f"Cannot feed value of shape {array.shape} for Tensor '{tensor.name}', "
                          f"which has shape '{_shape_text(tensor.shape)}'")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..ops import array_ops, cumulative_ops, join_ops, math_ops, reduction_ops
 from ..ops.complex_ops import conj_if_complex
 from ..ops.reduction_ops import ADD_N, ALL, ANY, EUCLIDEAN_NORM, MAX, MEAN, MIN, PROD, SUM
+from ..eager.raw_mode import static_dims
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(ALL.type)
@@ -12,14 +13,13 @@ NotDifferentiable(ANY.type)
 
 def _keepdims_shape(op):
     """The reduced shape with kept (size-1) axes, so grad broadcasts against x."""
-    x = op.inputs[0]
-    axis = op.get_attr("axis")
-    rank = x.shape.rank
-    if rank is None:
+    dims = static_dims(op.inputs[0])  # tensors, specs and raw values (raw_mode.py)
+    if dims is None:
         return None
-    axes = range(rank) if axis is None else axis
-    if x.shape.is_fully_defined():
-        return [1 if i in axes else d for i, d in enumerate(x.shape.as_list())]
+    axis = op.get_attr("axis")
+    axes = range(len(dims)) if axis is None else axis
+    if None not in dims:
+        return [1 if i in axes else d for i, d in enumerate(dims)]
     return None
 
 
@@ -42,9 +42,20 @@ def _restore_reduced(op, grad):
 
 
 def _broadcast_like(grad, x):
-    if x.shape.is_fully_defined():
-        return array_ops.broadcast_to(grad, x.shape.as_list())
+    dims = static_dims(x)
+    if dims is not None and None not in dims:
+        return array_ops.broadcast_to(grad, list(dims))
     return array_ops.broadcast_to(grad, array_ops.shape(x))
+
+
+def _num_elements(dims):
+    """The element count of static `dims` (None when unknown)."""
+    if dims is None or None in dims:
+        return None
+    count = 1
+    for d in dims:
+        count *= d
+    return count
 
 
 @RegisterGradient(SUM.type)
@@ -57,9 +68,10 @@ def _sum_grad(op, grad):
 def _mean_grad(op, grad):
     """grad / n broadcast back over the averaged axes."""
     x = op.inputs[0]
-    y_size = op.outputs[0].shape.num_elements()
-    if x.shape.is_fully_defined() and y_size is not None:
-        count = max(x.shape.num_elements() // max(y_size, 1), 1)
+    x_size = _num_elements(static_dims(x))
+    y_size = _num_elements(static_dims(op.outputs[0]))
+    if x_size is not None and y_size is not None:
+        count = max(x_size // max(y_size, 1), 1)
         scaled = grad / count
     else:
         count = math_ops.cast(array_ops.size(x), grad.dtype) / math_ops.cast(

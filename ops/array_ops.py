@@ -8,11 +8,14 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
+from .arg_errors import int_vector_arg, mode_error, scalar_int_arg, truth_tested_dtype
 from .constant_op import constant, convert_to_tensor
-from .dispatch import apply_op
+from ..eager.raw_mode import RAW_TYPES, raw_execute, raw_shape
+from .dispatch import NO_ATTRS, apply_op
 from .op_helpers import apply_unary
 from .shape_rules import same_as_input
 from .tensor_util import constant_value, shape_from_tensor
@@ -21,12 +24,32 @@ _state = context.state
 
 
 def _static_shape_or_tensor(shape: Any):
-    """A shape argument as an int32 tensor (lists, tuples, TensorShapes, tensors)."""
+    """A shape argument as an int32 tensor (lists, tuples, TensorShapes, tensors),
+    with TF's classes for anything else: None or an unconvertible value ValueError
+    (a TypeError building a graph), a string or non-integer values
+    InvalidArgumentError (TypeError), a dimension below -1 InvalidArgumentError
+    (ValueError)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
     if isinstance(shape, Tensor):
+        if not shape.dtype.is_integer:
+            raise mode_error(f"shape must be int32 or int64, got a {shape.dtype.name} tensor",
+                             TypeError)
         return shape
-    return constant(np.asarray(shape, dtype=np.int32).reshape(-1), name="shape")
+    if shape is None:
+        raise ValueError("shape must be a list of dimensions, got None")
+    if isinstance(shape, str):
+        raise mode_error(f"shape must be a list of dimensions, got {shape!r}", TypeError)
+    array = np.asarray(shape)  # a ragged list is a ValueError here, as in TF
+    if array.dtype.kind == "O":
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"shape must be a list of dimensions, got {shape!r}")
+    if array.size and array.dtype.kind not in "iu":
+        raise mode_error(f"shape must be integers, got {shape!r}", TypeError)
+    array = array.astype(np.int32).reshape(-1)
+    if array.size and array.min() < -1:
+        raise mode_error(f"shape {array.tolist()} has a dimension below -1", ValueError)
+    return constant(array, name="shape")
 
 
 # -- identity-like ----------------------------------------------------------
@@ -99,7 +122,8 @@ RANK = declare_op("Rank", lambda x: np.array(np.ndim(x), np.int32),
 
 def shape(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
     """The dynamic shape of `input` as a 1-D integer tensor."""
-    return apply_unary(SHAPE, input, name, {"out_type": dtypes.as_dtype(out_type)})
+    return apply_unary(SHAPE, input, name,
+                       {"out_type": truth_tested_dtype(out_type, dtypes.int32)})
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
@@ -146,6 +170,8 @@ RESHAPE = declare_op("Reshape", _reshape_kernel, _reshape_infer, grad_inputs=())
 
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None):
     """`tensor` with the same elements in `shape` (one dimension may be -1)."""
+    if _state.raw and isinstance(tensor, RAW_TYPES):
+        return raw_execute(RESHAPE, (tensor, raw_shape(shape)), NO_ATTRS)
     tensor = convert_to_tensor(tensor)
     return apply_op(RESHAPE, (tensor, _static_shape_or_tensor(shape)), name=name)
 
@@ -169,10 +195,39 @@ def fill(dims: Any, value: Any, name: Optional[str] = None):
 
 def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
     dtype = dtypes.as_dtype(dtype)
+    if shape is None:
+        raise ValueError("zeros/ones: shape must be a list of dimensions, got None")
     if isinstance(shape, Tensor):
+        shape = convert_to_tensor(shape)  # a graph tensor in eager mode is a TypeError
+        if not shape.dtype.is_integer:
+            raise mode_error(f"shape must be int32 or int64, got a {shape.dtype.name} tensor",
+                             TypeError)
+        if shape.shape.rank not in (None, 1):
+            raise mode_error(f"shape must be a vector, got a tensor of shape {shape.shape}",
+                             ValueError)
         # via NumPy, so that 1 becomes True for bool (a Python int is not a bool constant)
         return fill(shape, constant(np.asarray(value, dtype.as_numpy_dtype)), name=name)
-    dims = tuple(as_shape(shape).as_list()) if not isinstance(shape, int) else (shape,)
+    # TF converts the shape to an int32 tensor: a string is a TypeError, another
+    # value that is no list of ints a ValueError (TypeError building a graph).
+    unconvertible = ValueError if _state.graph is None else TypeError
+    if isinstance(shape, str):
+        raise TypeError(f"zeros/ones: shape must be a list of ints, got {shape!r}")
+    if not isinstance(shape, (int, np.integer, list, tuple, TensorShape)) and \
+            np.asarray(shape).dtype.kind not in "iu":
+        raise unconvertible(f"zeros/ones: cannot interpret {shape!r} as a shape")
+    try:
+        dims = tuple(as_shape(shape).as_list()) if not isinstance(shape, int) else (shape,)
+    except TypeError:
+        raise unconvertible(f"zeros/ones: cannot interpret {shape!r} as a shape") from None
+    except ValueError as error:  # a negative dimension
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, str(error)) from None
+        raise
+    if any(d is None or d < 0 for d in dims):
+        message = f"Dimensions must be known and non-negative, got shape {list(dims)}"
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, message)
+        raise ValueError(message)
     return constant(np.full(dims, value, dtype=dtype.as_numpy_dtype), name=name or "Const")
 
 
@@ -191,7 +246,8 @@ ONES_LIKE = declare_op("OnesLike", np.ones_like, same_as_input, grad_inputs=())
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noqa: A002
     """Zeros with the shape of `input` (and its dtype unless `dtype` is given)."""
     input = convert_to_tensor(input)
-    if dtype is not None and dtypes.as_dtype(dtype) != input.dtype:
+    dtype = truth_tested_dtype(dtype, None)
+    if dtype is not None and dtype != input.dtype:
         return zeros(shape(input), dtype, name) if not input.shape.is_fully_defined() \
             else zeros(input.shape, dtype, name)
     if type(input) is EagerTensor:
@@ -201,7 +257,8 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # no
 
 def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noqa: A002
     input = convert_to_tensor(input)
-    if dtype is not None and dtypes.as_dtype(dtype) != input.dtype:
+    dtype = truth_tested_dtype(dtype, None)
+    if dtype is not None and dtype != input.dtype:
         return ones(shape(input), dtype, name) if not input.shape.is_fully_defined() \
             else ones(input.shape, dtype, name)
     if type(input) is EagerTensor:
@@ -226,6 +283,8 @@ BROADCAST_TO = declare_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_inf
 
 
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None):  # noqa: A002
+    if _state.raw and isinstance(input, RAW_TYPES):
+        return raw_execute(BROADCAST_TO, (input, raw_shape(shape)), NO_ATTRS)
     input = convert_to_tensor(input)
     return apply_op(BROADCAST_TO, (input, _static_shape_or_tensor(shape)), name=name)
 
@@ -324,7 +383,7 @@ EXPAND_DIMS = declare_op("ExpandDims", lambda x, *, axis: np.expand_dims(x, axis
 
 def expand_dims(input: Any, axis: int, name: Optional[str] = None):  # noqa: A002
     """`input` with a new axis of size 1 inserted at `axis`."""
-    return apply_unary(EXPAND_DIMS, input, name, {"axis": int(axis)})
+    return apply_unary(EXPAND_DIMS, input, name, {"axis": scalar_int_arg(axis)})
 
 
 def _squeeze_kernel(x, *, axis):
@@ -388,9 +447,14 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: str = "transpo
     """`a` with its axes permuted by `perm` (reversed when None)."""
     a = convert_to_tensor(a)
     if perm is not None:
-        perm = tuple(int(p) for p in (perm.numpy() if hasattr(perm, "numpy") else perm))
-        if a.shape.rank is not None:
-            perm = tuple(p % a.shape.rank if a.shape.rank else p for p in perm)
+        perm = int_vector_arg(perm, "perm")
+        rank = a.shape.rank
+        if rank is not None:
+            if len(perm) != rank or sorted(p % rank if rank else p for p in perm) != \
+                    list(range(rank)) or any(not -rank <= p < rank for p in perm):
+                raise mode_error(f"transpose: perm {list(perm)} is not a permutation of the "
+                                 f"{rank} axes of {a.shape}", ValueError)
+            perm = tuple(p % rank if rank else p for p in perm)
     elif a.shape.rank is not None:
         perm = tuple(reversed(range(a.shape.rank)))
     out = apply_op(TRANSPOSE, (a,), {"perm": perm}, name)

@@ -223,7 +223,8 @@ def _rank_check(x: Any, allowed: Sequence[int], text: str) -> Any:
     return None if _state.graph is None else no_op()
 
 
-def assert_rank(x: Any, rank: int, message: Optional[str] = None, name: Optional[str] = None) -> Any:
+def assert_rank(x: Any, rank: int, message: Optional[str] = None,
+                name: Optional[str] = None) -> Any:
     """ValueError unless x has rank `rank`."""
     return _rank_check(x, [int(rank)], str(int(rank)))
 

@@ -8,7 +8,8 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
-from ..framework.graph import SymbolicTensor
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Graph, SymbolicTensor
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -51,7 +52,10 @@ def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
     else:
         array = np.asarray(value)
         if array.dtype == object:
-            raise TypeError(f"Cannot convert {value!r} to a tensor: mixed or ragged elements")
+            # TF: ValueError eagerly (and for None); building a graph, a TypeError.
+            error = ValueError if _state.graph is None or value is None else TypeError
+            raise error(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                        f"({type(value).__name__}) to a Tensor.")
         if dtype is None:
             py = _python_dtype(value)
             if py is not None:
@@ -62,10 +66,18 @@ def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
                 big = array.size and (array.max() >= 2**31 or array.min() < -2**31)
                 array = array if big else array.astype(np.int32)
             elif array.dtype.kind == "U":
-                raise TypeError(f"String tensors are not supported: {value!r}")
+                # TF makes a string tensor that no numeric op accepts: its kernel
+                # check fails (InvalidArgumentError) eagerly, op construction
+                # (TypeError) while building a graph.
+                message = f"String tensors are not supported: {value!r}"
+                if _state.graph is None:
+                    raise InvalidArgumentError(None, None, message)
+                raise TypeError(message)
     if dtype is not None:
         target = dtypes.as_dtype(dtype)
         np_type = np.dtype(target.as_numpy_dtype)
+        if array.dtype.kind in "US" and np_type.kind not in "USO":
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
         if array.dtype != np_type:
             if not _can_cast(array, np_type, isinstance(value, (Tensor, np.ndarray))):
                 raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")

@@ -6,10 +6,10 @@ from typing import Any, Optional
 import numpy as np
 
 from ..framework.op_def import declare_op
-from ..framework.tensor import Tensor
+from ..framework.errors import InvalidArgumentError
+from .arg_errors import scalar_int_arg
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
-from .tensor_util import constant_value
 
 
 def _cumulative(np_func, identity: int):
@@ -49,18 +49,20 @@ CUMPROD = declare_op("Cumprod", _cumulative(np.cumprod, 1), _cumulative_infer,
 
 
 def static_axis(axis: Any, what: str = "axis") -> int:
-    """An axis argument (int or statically known scalar tensor) as an int attr."""
-    if isinstance(axis, Tensor):
-        value = constant_value(axis)
-        if value is None:
-            raise ValueError(f"{what} must be statically known, got {axis}")
-        axis = value
-    return int(axis)
+    """An axis argument (int or statically known scalar tensor) as an int attr,
+    with TF's exception classes for anything else (arg_errors.scalar_int_arg)."""
+    return scalar_int_arg(axis, what)
 
 
 def _apply(op_def, x, axis, exclusive, reverse, name):
-    attrs = {"axis": static_axis(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)}
-    return apply_op(op_def, (convert_to_tensor(x),), attrs, name)
+    x = convert_to_tensor(x)
+    axis = static_axis(axis)
+    rank = x.shape.rank
+    if rank is not None and rank > 0 and not -rank <= axis < rank:  # TF: a runtime error
+        raise InvalidArgumentError(None, None, f"{op_def.type}: axis {axis} is out of range "
+                                   f"for a tensor of rank {rank}")
+    attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    return apply_op(op_def, (x,), attrs, name)
 
 
 def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,

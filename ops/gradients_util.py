@@ -233,9 +233,16 @@ def _gradients(ys, xs, grad_ys, name, gate_gradients, aggregation_method, stop_g
     if graph.building_function:  # outer values are differentiated through their captures
         xs = [graph.capture(x) if isinstance(x, Tensor) and not isinstance(x, SymbolicTensor)
               else x for x in xs]
+    reachable = set()
+    enclosing_graph = graph
+    while enclosing_graph is not None:  # this graph and the graphs a function body sees
+        reachable.add(enclosing_graph)
+        enclosing_graph = getattr(enclosing_graph, "outer_graph", None)
     for x in xs:
         if not isinstance(x, SymbolicTensor):
             raise TypeError(f"dg.gradients xs must be graph tensors or variables, got {x!r}")
+        if x.graph not in reachable:
+            raise ValueError(f"dg.gradients: {x!r} must be from the same graph as the ys.")
     stop_tensors = [as_gradient_source(t) for t in
                     (as_list(stop_gradients) if stop_gradients is not None else [])]
     with graph.name_scope(name or "gradients"):

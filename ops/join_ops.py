@@ -7,7 +7,7 @@ import numpy as np
 
 from ..eager import context
 from ..framework import dtypes
-from ..framework.errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -66,14 +66,46 @@ def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat"):
         if _state.graph is None:
             raise InvalidArgumentError(None, None, message)
         raise ValueError(message)
+    axis = _concat_axis(axis)
     tensors = [convert_to_tensor(v) for v in values]
     if len(tensors) == 1:
         return tensors[0]
     rank = tensors[0].shape.rank
-    axis = int(axis)
     if rank is not None and axis < 0:
         axis += rank
     return apply_op(CONCAT, tensors, {"axis": axis}, name)
+
+
+def _concat_axis(axis: Any) -> int:
+    """concat's axis as an int; TF converts it to an int32 scalar even for one value:
+    None, a non-scalar or an unconvertible object ValueError (building a graph an
+    object is a TypeError), a string or a float TypeError."""
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, (bool, np.bool_)):
+        return int(axis)
+    if isinstance(axis, Tensor):
+        if axis.shape.rank not in (0, None):
+            raise ValueError(f"concat: axis must be a scalar, got shape {axis.shape}")
+        if not axis.dtype.is_integer:
+            raise TypeError(f"concat: axis must be int32, got {axis.dtype.name}")
+        value = constant_value(axis)
+        if value is None:
+            raise ValueError("concat: axis must be statically known")
+        return int(value)
+    if axis is None:
+        raise ValueError("concat: axis must be an int, got None")
+    try:
+        array = np.asarray(axis)
+    except ValueError:
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"concat: axis must be an int, got {axis!r}") from None
+    if array.dtype.kind == "O":
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"concat: axis must be an int, got {axis!r}")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"concat: axis must be an int, got {axis!r}")
+    if array.ndim:
+        raise ValueError(f"concat: axis must be a scalar, got {axis!r}")
+    return int(array)
 
 
 def _pack_kernel(*xs, axis):
@@ -103,8 +135,18 @@ PACK = declare_op("Pack", _pack_kernel, _pack_infer, grad_inputs=(), same_dtype=
 def stack(values: Sequence[Any], axis: int = 0, name: Optional[str] = "stack"):
     """Joins same-shape tensors along a new axis. An empty list stacks (along axis
     0) to an empty float32 vector, as TF's conversion of [] does."""
+    if isinstance(axis, Tensor):
+        if _state.graph is not None:
+            raise OperatorNotAllowedInGraphError(f"stack: axis must be a Python int, got "
+                                                 f"{axis!r}")
+        if axis.shape.rank != 0 or not axis.dtype.is_integer:
+            raise ValueError(f"stack: axis must be a scalar int, got {axis!r}")
+    if isinstance(axis, str):
+        raise TypeError(f"stack: axis must be an int, got {axis!r}")
+    if values is None:
+        raise TypeError("stack: values must be a list of tensors, got None")
     if not isinstance(values, (list, tuple)):
-        if axis == 0:  # TF converts the value as one tensor
+        if isinstance(axis, (int, np.integer)) and axis == 0:  # TF converts it as one tensor
             return convert_to_tensor(values, name=name)
         values = list(values)
     if not values:
@@ -117,6 +159,9 @@ def stack(values: Sequence[Any], axis: int = 0, name: Optional[str] = "stack"):
                for t, v in zip(tensors, values, strict=True)]
     rank = tensors[0].shape.rank
     axis = int(axis)
+    if rank is not None and not -(rank + 1) <= axis < rank + 1:
+        raise ValueError(f"stack: axis {axis} is out of range [{-(rank + 1)}, {rank + 1}) for "
+                         f"values of rank {rank}")
     if rank is not None and axis < 0:
         axis += rank + 1
     return apply_op(PACK, tensors, {"axis": axis}, name)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape, broadcast_shapes
+from .arg_errors import bool_attr
 from .array_ops import expand_dims, squeeze, transpose
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
@@ -296,7 +297,7 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
 
 def inv(input: Any, adjoint: bool = False, name: Optional[str] = None):  # noqa: A002
     """The inverse (or, with `adjoint`, its conjugate transpose) of each matrix."""
-    return apply_unary(MATRIX_INVERSE, input, name, {"adjoint": bool(adjoint)})
+    return apply_unary(MATRIX_INVERSE, input, name, {"adjoint": bool_attr(adjoint, "adjoint")})
 
 
 def det(input: Any, name: Optional[str] = None):  # noqa: A002 (TF's name)
@@ -314,7 +315,7 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[str] = No
     """X with matrix @ X = rhs (adjoint(matrix) @ X = rhs with `adjoint`); batch axes
     of matrix [..., M, M] and rhs [..., M, K] must be equal, as in TensorFlow."""
     matrix, rhs = binary_operands(MATRIX_SOLVE.type, matrix, rhs)
-    return apply_op(MATRIX_SOLVE, (matrix, rhs), {"adjoint": bool(adjoint)}, name)
+    return apply_op(MATRIX_SOLVE, (matrix, rhs), {"adjoint": bool_attr(adjoint, "adjoint")}, name)
 
 
 def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
@@ -322,7 +323,7 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
     """Solves with the lower (or upper) triangle of `matrix`; the other triangle is
     ignored. Batch axes broadcast."""
     matrix, rhs = binary_operands(MATRIX_TRIANGULAR_SOLVE.type, matrix, rhs)
-    attrs = {"lower": bool(lower), "adjoint": bool(adjoint)}
+    attrs = {"lower": bool_attr(lower, "lower"), "adjoint": bool_attr(adjoint, "adjoint")}
     return apply_op(MATRIX_TRIANGULAR_SOLVE, (matrix, rhs), attrs, name)
 
 
@@ -351,7 +352,8 @@ def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True,
     TensorFlow's order with v not transposed; only s when `compute_uv` is False.
     s is real (descending). Gradients through u, v need distinct singular values and
     gauge-invariant losses; with full_matrices they need |m - n| <= 1 (as in TF)."""
-    attrs = {"compute_uv": bool(compute_uv), "full_matrices": bool(full_matrices)}
+    attrs = {"compute_uv": bool_attr(compute_uv, "compute_uv"),
+             "full_matrices": bool_attr(full_matrices, "full_matrices")}
     s, u, v = apply_unary(SVD, tensor, name, attrs)
     return (s, u, v) if compute_uv else s
 

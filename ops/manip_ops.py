@@ -12,6 +12,7 @@ from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, unknown_shape
+from .arg_errors import int_vector_arg
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .tensor_util import constant_value
@@ -212,12 +213,8 @@ REVERSE = declare_op("ReverseV2", lambda x, *, axis: np.flip(x, axis),
 def reverse(tensor: Any, axis: Any, name: Optional[str] = None):
     """`tensor` with the order of elements along each axis in `axis` reversed."""
     tensor = convert_to_tensor(tensor)
-    if isinstance(axis, Tensor):
-        value = constant_value(axis)
-        if value is None:
-            raise ValueError("reverse needs a statically known axis")
-        axis = value
-    axes = tuple(int(a) for a in np.reshape(axis, -1))
+    axes = (int(axis),) if isinstance(axis, (int, np.integer)) and \
+        not isinstance(axis, (bool, np.bool_)) else int_vector_arg(axis, "axis")
     if len(set(axes)) != len(axes) or (tensor.shape.rank is not None and
                                        len({a % tensor.shape.rank for a in axes}) != len(axes)):
         raise ValueError(f"axis {list(axes)} specified more than once")

@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .arg_errors import mode_error
 from .array_ops import expand_dims, ones_like, squeeze, transpose, where, zeros_like
 from .constant_op import convert_to_tensor
 from .linalg_ops import svd
@@ -34,7 +35,13 @@ def _canonical_ord(ord: Any) -> Any:  # noqa: A002 (TF's name)
         return ord
     if isinstance(ord, (bool, np.bool_)):
         raise ValueError(f"'ord' must be a supported norm order, got {ord!r}")
-    return float(ord) if isinstance(ord, (int, float, np.number)) else ord
+    if isinstance(ord, (int, float, np.number)):
+        return float(ord)
+    if hasattr(ord, "dtype") and hasattr(ord, "shape") or isinstance(ord, (list, tuple)):
+        # a tensor or a sequence: TF's comparison with the supported orders fails
+        raise ValueError(f"'ord' must be a supported norm order (a Python value), got {ord!r}")
+    # TF compares it with numbers first: anything else is a TypeError.
+    raise TypeError(f"'ord' must be a supported norm order, got {ord!r}")
 
 
 def _check_args(ord: Any, axis: Any):  # noqa: A002
@@ -95,6 +102,9 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002 (T
     axis, is_matrix = _check_args(ord, axis)
     keepdims = bool(keepdims)
     x = convert_to_tensor(tensor)
+    if not (x.dtype.is_floating or x.dtype.is_complex):  # TF: bool TypeError, int the op's
+        message = f"norm: the tensor must be floating or complex, got {x.dtype.name}"
+        raise TypeError(message) if x.dtype.is_bool else mode_error(message, TypeError)
     complex_dtype = x.dtype if x.dtype.is_complex else None
     if ord == 2 and is_matrix:
         return _matrix_two_norm(x, axis, keepdims)  # singular values are real

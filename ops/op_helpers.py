@@ -3,16 +3,21 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
+import numpy as np
+
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
+from ..framework.dtypes import from_numpy
 from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import OpDef
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
 from ..eager.execute import execute_binary, execute_unary
+from ..eager.raw_mode import RAW_TYPES, raw_binary, raw_unary
 from .dispatch import apply_op
 
 _state = context.state
+_ndarray = np.ndarray
 
 
 def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
@@ -48,19 +53,27 @@ def _operand(value: Any, dtype: Any) -> Tensor:
 
     Eager Python scalars are converted once per (value, dtype) and thread."""
     kind = type(value)
-    # (0.0 and -0.0 are equal keys but different operands: those are not cached.)
-    if (kind is int or kind is float and value) and _state.graph is None:
-        cache = _state.scalar_operands
-        key = (value, dtype)
-        tensor = cache.get(key)
-        if tensor is None:
-            tensor = convert_to_tensor(value, dtype=dtype)
-            if len(cache) < MAX_CACHED_OPERANDS:
-                cache[key] = tensor
-        return tensor
+    if (kind is int or kind is float) and _state.graph is None and dtype.kind:
+        return scalar_operand(value, np.dtype(dtype.as_numpy_dtype), dtype)
     if hasattr(value, "__dg_tensor__"):
         return convert_to_tensor(value)
     return convert_to_tensor(value, dtype=dtype)
+
+
+def scalar_operand(value: Any, np_dtype: Any, dtype: Any = None) -> EagerTensor:
+    """An eager Python int/float operand as a tensor of `np_dtype` (TypeError if lossy,
+    as TF), converted once per (value, dtype) and thread: eager tensors are immutable.
+    (0.0 and -0.0 are equal keys but different operands: zeros are not cached.)"""
+    by_dtype = _state.scalar_operands.get(np_dtype)
+    if by_dtype is None:
+        by_dtype = _state.scalar_operands[np_dtype] = {}
+    tensor = by_dtype.get(value)
+    if tensor is None:
+        tensor = convert_to_tensor(value, dtype=dtype if dtype is not None else
+                                   from_numpy(np_dtype))
+        if value and len(by_dtype) < MAX_CACHED_OPERANDS:
+            by_dtype[value] = tensor
+    return tensor
 
 
 def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
@@ -68,15 +81,28 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
     if _state.graph is None and op_def.simple:
         tx, ty = type(x), type(y)
         if tx is EagerTensor:
-            if ty is not EagerTensor and (ty is float or ty is int):
-                y = _operand(y, x.dtype)
-                ty = EagerTensor
-            if ty is EagerTensor and x.array.dtype == y.array.dtype:
-                return execute_binary(op_def, x, y)
-        elif ty is EagerTensor and (tx is float or tx is int):
-            x = _operand(x, y.dtype)
-            if x.array.dtype == y.array.dtype:
-                return execute_binary(op_def, x, y)
+            if ty is EagerTensor:
+                xd, yd = x.array.dtype, y.array.dtype
+                if xd is yd or xd == yd:  # (identity first: dtype == is a slow compare)
+                    return execute_binary(op_def, x, y)
+            elif ty is float or ty is int:
+                np_dtype = x.array.dtype  # scalar_operand's cache hit, inline (`x * 0.5`)
+                by_dtype = _state.scalar_operands.get(np_dtype)
+                operand = by_dtype.get(y) if by_dtype is not None else None
+                return execute_binary(op_def, x, operand if operand is not None
+                                      else scalar_operand(y, np_dtype))
+        elif ty is EagerTensor:
+            if tx is float or tx is int:
+                return execute_binary(op_def, scalar_operand(x, y.array.dtype), y)
+        elif _state.raw:
+            if tx is _ndarray and ty is _ndarray:  # raw_binary, inline: the hot case
+                xd, yd = x.dtype, y.dtype
+                kinds = op_def.input_kinds
+                if (xd is yd or xd == yd) and (kinds is None or xd.kind in kinds):
+                    return op_def.kernel(x, y)
+            if (isinstance(x, RAW_TYPES) or isinstance(y, RAW_TYPES)) and \
+                    not isinstance(x, Tensor) and not isinstance(y, Tensor):
+                return raw_binary(op_def, x, y)
     x, y = binary_operands(op_def.type, x, y)
     return apply_op(op_def, (x, y), name=name)
 
@@ -84,6 +110,11 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
 def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Optional[dict] = None) -> Any:
     """A one-input op; converts non-tensors first."""
     if type(x) is not EagerTensor:
+        if _state.raw and isinstance(x, RAW_TYPES):
+            kinds = op_def.input_kinds
+            if not attrs and (kinds is None or x.dtype.kind in kinds):
+                return op_def.kernel(x)  # raw_unary, inline: the raw sweep's hot path
+            return raw_unary(op_def, x, attrs)
         x = convert_to_tensor(x)
     elif not attrs and op_def.simple and _state.graph is None:
         return execute_unary(op_def, x)

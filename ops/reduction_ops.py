@@ -5,21 +5,51 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..eager import context
 from ..eager.eager_tensor import EagerTensor
+from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
+from ..eager import context
+from ..eager.raw_mode import RAW_TYPES, raw_execute
 from .dispatch import apply_op
+
+_state = context.state
 from .shape_rules import check_same_dtype, normalize_axes, reduction
 from .tensor_util import constant_value
 
+_state = context.state
+
+
+def _mode_error(message: str, graph_class: type) -> Exception:
+    """TF's class for a bad argument: InvalidArgumentError eagerly (the kernel
+    rejects it), `graph_class` while building a graph (op construction does)."""
+    if _state.graph is None:
+        return InvalidArgumentError(None, None, message)
+    return graph_class(message)
+
 
 def _axis_attr(axis: Any) -> Any:
-    """The `axis` argument as a hashable attr: None, or a tuple of ints."""
+    """The `axis` argument as a hashable attr: None, or a tuple of ints; an axis
+    that is not integer raises TF's class for it."""
     if axis is None:
         return None
     if isinstance(axis, Tensor):
+        if not axis.dtype.is_integer:
+            raise _mode_error(f"reduction axis must be int32 or int64, got a {axis.dtype.name} "
+                              "tensor", TypeError)
         axis = np.asarray(axis.array if isinstance(axis, EagerTensor) else _static(axis))
+    else:
+        array = np.asarray(axis)
+        if array.dtype.kind == "O":  # not convertible at all
+            error = ValueError if _state.graph is None else TypeError
+            raise error(f"Attempt to convert a value ({axis!r}) with an unsupported type "
+                        f"({type(axis).__name__}) to a Tensor (reduction axis).")
+        if array.dtype.kind not in "iu":
+            raise _mode_error(f"reduction axis must be integers, got {axis!r}", TypeError)
+        axis = array
     if np.ndim(axis) == 0:
         return (int(axis),)
     return tuple(int(a) for a in np.asarray(axis).reshape(-1))
@@ -92,10 +122,21 @@ ANY = declare_op("Any", _reducer(np.any, False), reduction(), input_kinds="b", g
 
 
 def _reduce(op_def, input_tensor, axis, keepdims, name):
+    if _state.raw and isinstance(input_tensor, RAW_TYPES):
+        axis = _axis_attr(axis)
+        if axis is not None:
+            axis = normalize_axes(axis, input_tensor.ndim)
+        return raw_execute(op_def, (input_tensor,), {"axis": axis, "keepdims": bool(keepdims)})
     x = convert_to_tensor(input_tensor)
+    kinds = op_def.input_kinds  # the input's dtype is checked before the axis, as in TF
+    if kinds is not None and x.dtype.kind not in kinds:
+        raise _mode_error(op_def.dtype_error(x.dtype), TypeError)
     axis = _axis_attr(axis)
     if axis is not None and x.shape.rank is not None:
-        axis = normalize_axes(axis, x.shape.rank)
+        try:
+            axis = normalize_axes(axis, x.shape.rank)
+        except ValueError as error:
+            raise _mode_error(str(error), ValueError) from None
     return apply_op(op_def, (x,), {"axis": axis, "keepdims": bool(keepdims)}, name)
 
 

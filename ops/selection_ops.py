@@ -6,13 +6,18 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..eager import context
 from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
+from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from .constant_op import convert_to_tensor
 from .shape_rules import normalize_axis
 from .cumulative_ops import static_axis
 from .dispatch import apply_op
+
+_state = context.state
 
 
 def _arg_kernel(np_func):
@@ -43,9 +48,20 @@ ARG_MIN = declare_op("ArgMin", _arg_kernel(np.argmin), _arg_infer, input_kinds="
 
 
 def _arg(op_def, x, axis, output_type, name):
-    attrs = {"axis": static_axis(0 if axis is None else axis),
-             "output_type": dtypes.as_dtype(output_type)}
-    return apply_op(op_def, (convert_to_tensor(x),), attrs, name)
+    x = convert_to_tensor(x)
+    strict = op_def is ARG_MAX  # TF's argmax rejects any non-int axis with a TypeError
+    if strict and (axis is not None and not isinstance(axis, (int, np.integer, Tensor)) or
+                   isinstance(axis, Tensor) and not axis.dtype.is_integer):
+        raise TypeError(f"{op_def.type}: axis must be an int32 or int64 scalar, got {axis!r}")
+    axis = static_axis(0 if axis is None else axis)
+    rank = x.shape.rank
+    if rank is not None and rank > 0 and not -rank <= axis < rank:  # TF: a runtime error
+        message = f"{op_def.type}: axis {axis} is out of range for a tensor of rank {rank}"
+        if _state.graph is None:
+            raise InvalidArgumentError(None, None, message)
+        raise ValueError(message)
+    attrs = {"axis": axis, "output_type": dtypes.as_dtype(output_type)}
+    return apply_op(op_def, (x,), attrs, name)
 
 
 def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64,  # noqa: A002

@@ -13,7 +13,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
+from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .constant_op import convert_to_tensor
@@ -66,14 +68,31 @@ LOG_SOFTMAX = declare_op("LogSoftmax", _log_softmax, _softmax_infer, input_kinds
                          grad_inputs=(), grad_outputs=(0,))
 
 
+def _softmax_axis(axis: Any, logits: Any, op_type: str) -> int:
+    """TF's checks of softmax's axis: a tensor ValueError, another non-int TypeError,
+    out of range InvalidArgumentError (a runtime error in TF, in both modes)."""
+    if axis is None:
+        return -1
+    if isinstance(axis, Tensor):
+        raise ValueError(f"softmax axis must be a Python int, got a tensor {axis!r}")
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
+        raise TypeError(f"softmax axis must be an int, got {axis!r}")
+    rank = len(logits.shape) if isinstance(logits, np.ndarray) else \
+        getattr(getattr(logits, "shape", None), "rank", None)
+    if rank and not -rank <= int(axis) < rank:
+        raise InvalidArgumentError(None, None, f"{op_type}: axis {int(axis)} is out of range "
+                                   f"for logits of rank {rank}")
+    return int(axis)
+
+
 def softmax(logits: Any, axis: Optional[int] = -1, name: Optional[str] = None):
     """exp(logits) / sum(exp(logits), axis), computed stably."""
-    return apply_unary(SOFTMAX, logits, name, {"axis": -1 if axis is None else int(axis)})
+    return apply_unary(SOFTMAX, logits, name, {"axis": _softmax_axis(axis, logits, "Softmax")})
 
 
 def log_softmax(logits: Any, axis: Optional[int] = -1, name: Optional[str] = None):
     """logits - log(sum(exp(logits), axis)), computed stably."""
-    return apply_unary(LOG_SOFTMAX, logits, name, {"axis": -1 if axis is None else int(axis)})
+    return apply_unary(LOG_SOFTMAX, logits, name, {"axis": _softmax_axis(axis, logits, "LogSoftmax")})
 
 
 # -- softmax cross-entropy (dense labels) ---------------------------------------------

@@ -13,6 +13,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape
+from .arg_errors import mode_error
 from .constant_op import convert_to_tensor
 from .shape_rules import normalize_axis
 from .dispatch import apply_op
@@ -50,7 +51,12 @@ def _sort(values: Any, axis: int, direction: str, name: Optional[str]):
                          f"'DESCENDING'")
     values = convert_to_tensor(values)
     rank = values.shape.rank
-    axis = normalize_axis(int(axis), rank)
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
+        raise ValueError(f"sort: axis must be a constant scalar int, got {axis!r}")
+    try:
+        axis = normalize_axis(int(axis), rank)
+    except ValueError as error:  # TF: the kernel's InvalidArgumentError eagerly
+        raise mode_error(str(error), ValueError) from None
     if rank is None and axis != -1:
         raise ValueError("sort along an axis other than -1 needs a tensor of known rank")
     return apply_op(SORT, (values,), {"axis": axis, "descending": direction == "DESCENDING"},

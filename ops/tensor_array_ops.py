@@ -20,7 +20,7 @@ import numpy as np
 
 from ..eager import context
 from ..framework import dtypes
-from ..framework.errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
@@ -239,8 +239,11 @@ class TensorArray:
 
     def _value(self, value: Any) -> Tensor:
         if isinstance(value, Tensor) and value.dtype != self._dtype:
-            raise TypeError(f"TensorArray dtype is {self._dtype.name} but the value has dtype "
-                            f"{value.dtype.name}")
+            message = (f"TensorArray dtype is {self._dtype.name} but the value has dtype "
+                       f"{value.dtype.name}")
+            if self._eager:
+                raise InvalidArgumentError(None, None, message)
+            raise TypeError(message)
         return convert_to_tensor(value, dtype=self._dtype)
 
     # -- methods ------------------------------------------------------------------
@@ -274,9 +277,9 @@ class TensorArray:
     def read(self, index: Any, name: Optional[str] = None) -> Tensor:
         if self._eager:
             i = int(index)
-            if not 0 <= i < len(self._elements):
-                raise InvalidArgumentError(None, None, f"Tried to read from index {i} but array "
-                                           f"size is: {len(self._elements)}")
+            if not 0 <= i < len(self._elements):  # TF: OutOfRangeError eagerly
+                raise OutOfRangeError(None, None, f"Tried to read from index {i} but array "
+                                      f"size is: {len(self._elements)}")
             return self._element(i)
         out = gather(self._flows[0], convert_to_tensor(index, dtype=dtypes.int32), name=name)
         return self._shaped(out, [])

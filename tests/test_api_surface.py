@@ -118,7 +118,7 @@ FUNCTION_BODY_UTILITIES = {
     assert_rank_in assert_same_float_dtype assert_scalar assert_shapes assert_type
     check_numerics is_numeric_tensor""".split(),
     "nest": "assert_same_structure flatten is_nested map_structure pack_sequence_as".split(),
-    "autograph": "to_graph do_not_convert experimental".split(),
+    "autograph": "to_graph to_code do_not_convert experimental".split(),
 }
 
 

@@ -15,8 +15,10 @@ F64 = dg.float64
 
 
 def _op_types(fn, *specs):
+    """Op types of the trace; StatelessIf/StatelessWhile (TF's names when no branch or
+    body has side effects) are counted as If/While."""
     graph = fn.get_concrete_function(*specs).graph
-    return {op.type for op in graph.get_operations()}
+    return {op.type.replace("Stateless", "") for op in graph.get_operations()}
 
 
 def _scalar(value, dtype=F64):
@@ -1009,3 +1011,99 @@ def test_composite_symbol_errors_name_the_symbol():
     with pytest.raises(dg.errors.InvalidArgumentError,
                        match=r"loop must iterate at least once to initialize y\['a'\]"):
         dg.function(first_set_in_loop)(_int(11))
+
+
+def test_lambdas_are_converted():
+    sign = dg.function(lambda x: 1.0 if x > 0 else -1.0)
+    assert float(sign(_scalar(3.0))) == 1.0 and float(sign(_scalar(-3.0))) == -1.0
+    both = dg.function(lambda x, y: x > 0 and y > 0)
+    assert not bool(both(_scalar(1.0), _scalar(-1.0)))
+    spread = dg.function(
+        lambda x: (
+            x * 2.0 if x > 0
+            else x * 3.0))
+    assert float(spread(_scalar(-2.0))) == -6.0
+
+    @dg.function
+    def f(x):  # two lambdas on one line: each is found by its own code positions
+        return dg.cond(x > 0, lambda: _helper_with_tensor_if(x * 3.0), lambda: x - 1.0)
+
+    assert float(f(_scalar(2.0))) == 2.0 * 3.0 * SCALE
+    assert float(f(_scalar(-2.0))) == -3.0
+
+
+def test_assert_statements():
+    @dg.function
+    def checked(x, limit):
+        assert limit > 0, "limit must be positive"  # a Python value: Python's assert
+        assert x < limit, "x is too large"  # a tensor: an Assert op
+        return x * 2.0
+
+    graph = checked.get_concrete_function(dg.TensorSpec([], F64), 3).graph
+    asserts = [op for op in graph.get_operations() if op.type == "Assert"]
+    assert len(asserts) == 1
+    with pytest.raises(AssertionError, match="limit must be positive"):
+        checked(_scalar(1.0), -1)
+    with pytest.raises(AssertionError, match="x is too large"):  # eagerly: Python's assert
+        dg.autograph.to_graph(checked.python_function)(_scalar(5.0), 3)
+
+
+def _clip_row(row):
+    if dg.reduce_sum(row) > 1.0:
+        row = row / dg.reduce_sum(row)
+    return row
+
+
+def test_functions_given_to_map_fn_are_converted():
+    m = np.array([[0.2, 0.3], [2.0, 2.0], [1.0, 3.0]])
+
+    @dg.function
+    def normalize(x):
+        return dg.map_fn(_clip_row, x)
+
+    expected = np.array([r / r.sum() if r.sum() > 1.0 else r for r in m])
+    np.testing.assert_allclose(normalize(dg.constant(m)).numpy(), expected)
+
+
+def test_set_loop_options_shape_invariants_and_maximum_iterations():
+    @dg.function
+    def doubling(x, n):
+        y = dg.constant([1.0])
+        for _ in dg.range(n):
+            dg.autograph.experimental.set_loop_options(
+                shape_invariants=[(y, dg.TensorShape([None]))])
+            y = dg.concat([y, y * x], 0)
+        return y
+
+    np.testing.assert_allclose(doubling(dg.constant(2.0), dg.constant(2)).numpy(),
+                               [1.0, 2.0, 2.0, 4.0])
+
+    @dg.function
+    def capped(x):
+        while x < 100.0:
+            dg.autograph.experimental.set_loop_options(maximum_iterations=3)
+            x = x * 2.0
+        return x
+
+    assert float(capped(dg.constant(1.0))) == 8.0
+
+
+def test_builtins_with_tensor_meaning():
+    @dg.function
+    def f(x, m):
+        total = 0.0
+        for i in range(len(m)):  # len: the static first dimension; range of a Python int
+            total += float(int(x * 10.0)) + dg.reduce_sum(m[i])
+        return total, len(m), int("7"), float("0.5")
+
+    total, n, seven, half = f(_scalar(0.25), dg.ones([3, 2]))
+    assert float(total) == 3 * (2.0 + 2.0) and (n, seven, half) == (3, 7, 0.5)
+
+    @dg.function(input_signature=[dg.TensorSpec([None], dg.float32)])
+    def count(v):
+        k = 0
+        for _ in range(len(v)):  # unknown length: dg.shape(v)[0] and a dg.range loop
+            k += 1
+        return k
+
+    assert int(count(dg.ones([5]))) == 5

@@ -275,7 +275,8 @@ def test_cumprod_gradient_is_exact_at_zeros(mode):
 def test_cumulative_axis_errors():
     with pytest.raises(InvalidArgumentError):
         dg.cumsum(dg.constant([1.0, 2.0]), axis=1)
-    with dg.Graph().as_default(), pytest.raises(ValueError, match="Cumsum"):
+    # TF 2.21 builds the op and raises InvalidArgumentError when it runs.
+    with dg.Graph().as_default(), pytest.raises(InvalidArgumentError, match="Cumsum"):
         dg.cumsum(dg.placeholder(dg.float32, [2]), axis=1)
 
 
@@ -321,7 +322,7 @@ def test_argmax_argmin_dtypes_and_no_gradient():
         tape.watch(x)
         y = dg.cast(dg.argmax(x, 1), dg.float32)
     assert tape.gradient(y, x) is None
-    with dg.Graph().as_default(), pytest.raises(ValueError, match="ArgMax"):
+    with dg.Graph().as_default(), pytest.raises(ValueError, match="ArgMax"):  # as TF 2.21
         dg.argmax(dg.placeholder(dg.float32, [2, 3]), axis=2)
 
 

@@ -44,7 +44,8 @@ def test_map_structure():
 
 
 def test_map_structure_over_tensors():
-    out = dg.nest.map_structure(lambda t: t * 2.0, {"w": dg.constant([1.0]), "b": (dg.constant(2.0),)})
+    out = dg.nest.map_structure(lambda t: t * 2.0,
+                                {"w": dg.constant([1.0]), "b": (dg.constant(2.0),)})
     assert float(out["b"][0]) == 4.0 and out["w"].numpy().tolist() == [2.0]
 
 

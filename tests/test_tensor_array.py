@@ -70,10 +70,12 @@ def test_element_shape_and_bounds_errors():
     ta = dg.TensorArray(dg.float32, size=2, element_shape=[2])
     with pytest.raises(ValueError, match="Incompatible shape"):
         ta.write(0, [1.0, 2.0, 3.0])
-    with pytest.raises(TypeError):
+    with pytest.raises(dg.errors.InvalidArgumentError):  # TF 2.21 eagerly (graph: TypeError)
         ta.write(0, dg.constant([1, 2]))
     with pytest.raises(dg.errors.InvalidArgumentError):
         ta.write(5, [1.0, 2.0])
+    with pytest.raises(dg.errors.OutOfRangeError):  # TF 2.21: reading past the end
+        ta.read(5)
     with pytest.raises(ValueError, match="Size must be provided"):
         dg.TensorArray(dg.float32)
     np.testing.assert_allclose(ta.stack().numpy(), np.zeros((2, 2)))  # unwritten: zeros
@@ -82,6 +84,8 @@ def test_element_shape_and_bounds_errors():
         ta = dg.TensorArray(dg.float32, size=2, element_shape=[2])
         with pytest.raises(ValueError, match="Incompatible shape"):
             ta.write(0, [1.0, 2.0, 3.0])
+        with pytest.raises(TypeError):
+            ta.write(0, dg.constant([1, 2]))
         out = ta.write(3, [1.0, 2.0]).stack()
         with dg.Session() as sess:
             with pytest.raises(dg.errors.InvalidArgumentError, match="not resizeable"):
