@@ -4,7 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
+<<<<<<< HEAD
 .PHONY: demo test lint fuzz bench bench-peers conformance clean
+=======
+.PHONY: demo test fuzz bench bench-peers bench-distributed conformance clean
+>>>>>>> dist
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +44,9 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
 	$(PY) -m benchmarks.recompute_memory
+
+bench-distributed: $(STAMP)
+	$(PY) -m benchmarks.distributed
 
 bench-peers:
 	bash benchmarks/peers/run.sh

@@ -22,6 +22,7 @@ from .ops import init_ops, state_ops, variable_scope, variables
 from .ops.gradients_impl import gradients, hessians
 from .ops import check_ops
 from .framework import nest_api
+from .distribute import losses
 
 _state = context.state
 
@@ -43,7 +44,8 @@ math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extr
 linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
 test = _namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
 nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
-                nn_extra_ops, extra={"top_k": selection_ops.top_k})
+                nn_extra_ops, extra={"top_k": selection_ops.top_k,
+                                     "compute_average_loss": losses.compute_average_loss})
 random = _namespace("duograd.random", random_ops)  # noqa: A001
 autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})
@@ -181,7 +183,7 @@ compat.v1.summary = _namespace("duograd.compat.v1.summary",
 
 
 # -- the public surface of `dg` ----------------------------------------------------
-PUBLIC_MODULES = ("errors", "autograph")   # modules that are API (no other module is)
+PUBLIC_MODULES = ("errors", "autograph", "distribute")   # modules that are API (no other is)
 
 
 def public_names(package_globals: dict) -> list:

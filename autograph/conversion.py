@@ -184,7 +184,7 @@ def _parse_lambda(code: types.CodeType) -> ast.FunctionDef:
     if len(found) != 1:
         raise ValueError(f"could not find the source of the lambda at line "
                          f"{code.co_firstlineno}")
-    fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    fields: Dict[str, Any] = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
     node = ast.FunctionDef(name="__ag_lambda", args=found[0].args,
                            body=[ast.copy_location(ast.Return(value=found[0].body),
                                                    found[0].body)],

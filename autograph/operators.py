@@ -134,10 +134,10 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
         def run() -> tuple:
             set_state(init)
             fn()
-            outs = _branch_outputs(get_state()[:nouts], names, label)
+            outs = _branch_outputs(get_state()[:nouts], names[:nouts], label)
             done[label] = outs
             if len(done) == 2:
-                _check_branches(done["main"], done["else"], names)
+                _check_branches(done["main"], done["else"], names[:nouts])
             return outs
         return run
 
@@ -147,7 +147,7 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
 
 def _branch_outputs(values: Sequence[Any], names: Sequence[str], label: str) -> tuple:
     outs = []
-    for name, value in zip(names, values):
+    for name, value in zip(names, values, strict=True):
         if isinstance(value, UndefinedReturnValue):
             raise ValueError(f"the {label} branch must also have a return statement.")
         if isinstance(value, Undefined):
@@ -159,13 +159,13 @@ def _branch_outputs(values: Sequence[Any], names: Sequence[str], label: str) -> 
 
 
 def _check_branches(main: tuple, orelse: tuple, names: Sequence[str]) -> None:
-    for name, a, b in zip(names, main, orelse):
+    for name, a, b in zip(names, main, orelse, strict=True):
         try:
             nest.assert_same_structure(a, b)
         except ValueError as error:
             raise TypeError(f"'{name}' must have the same nested structure in the main and "
                             f"else branches:\n\n{error}") from None
-        for x, y in zip(nest.flatten(a), nest.flatten(b)):
+        for x, y in zip(nest.flatten(a), nest.flatten(b), strict=True):
             if x.dtype != y.dtype:
                 raise TypeError(f"'{name}' has dtype {x.dtype.name} in the main branch, but "
                                 f"dtype {y.dtype.name} in the else branch")
@@ -281,7 +281,7 @@ def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
     if any(shape is not None for shape in shapes):
         invariants = tuple(t.shape for t in head) + tuple(
             nest.map_structure(_shape_of, v) if shape is None else shape
-            for v, shape in zip(init, shapes))
+            for v, shape in zip(init, shapes, strict=True))
     outs = while_loop(loop_cond, loop_body, loop_vars, shape_invariants=invariants,
                       maximum_iterations=opts.get("maximum_iterations"))
     final = list(outs[n:])
@@ -297,7 +297,7 @@ def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[
                     set_state: Callable[[tuple], None], probe: Callable[[], None]) -> List[Any]:
     """Loop variables as tensors; undefined ones take the dtype and shape the body gives
     them (traced once in a scratch graph), starting from zeros, as TF's AutoGraph does."""
-    for name, value in zip(names, init):
+    for _name, value in zip(names, init, strict=True):
         if isinstance(value, UndefinedReturnValue):
             raise NotImplementedError(
                 "a return statement cannot be placed inside this TensorFlow loop; this may "
@@ -363,7 +363,7 @@ def _check_iteration(before: List[Any], after: List[Any], names: Sequence[str],
         except ValueError as error:
             raise TypeError(f"'{name}' does not have the same nested structure after one "
                             f"iteration.\n\n{error}") from None
-        for x, y in zip(nest.flatten(a), nest.flatten(b)):
+        for x, y in zip(nest.flatten(a), nest.flatten(b), strict=True):
             if not isinstance(x, Tensor) or not isinstance(y, Tensor):
                 continue
             if x.dtype != y.dtype:

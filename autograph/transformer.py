@@ -284,7 +284,7 @@ def _is_loop_options(node: ast.AST) -> bool:
 def _take_loop_options(node: ast.stmt) -> ast.expr:
     """Removes the loop body's set_loop_options(...) statements; their keywords as a dict
     expression (evaluated when the loop starts), or None."""
-    keys: List[ast.expr] = []
+    keys: List[Optional[ast.expr]] = []
     values: List[ast.expr] = []
     kept = []
     for stmt in node.body:

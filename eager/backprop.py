@@ -67,6 +67,7 @@ class GradientTape:
             self._pop()
 
     def _push(self) -> None:
+        assert self._tape is not None, "a tape exists before recording starts"
         context.push_tape(self._tape)
         self._recording = True
         # The collector is held off while this tape records (framework/gc_pause.py);

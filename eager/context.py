@@ -18,6 +18,7 @@ class _ContextState(threading.local):
         self.graph_stack: List[Any] = []
         self.tapes: List[Any] = []          # active, recording GradientTapes
         self.accumulators: List[Any] = []   # active ForwardAccumulators
+        self.variable_creators: List[Any] = []  # variable_creator_scope stack, innermost last
         self.gradient_overrides: List[dict] = []  # eager gradient_override_map
         self.name_scope: str = ""          # eager-mode name scope (names only)
         self.global_seed: Optional[int] = None

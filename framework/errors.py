@@ -41,6 +41,14 @@ class InternalError(OpError):
     """An invariant of the runtime was broken."""
 
 
+class DeadlineExceededError(OpError):
+    """An operation did not finish before its deadline (e.g. a collective timed out)."""
+
+
+class UnavailableError(OpError):
+    """The service is unavailable (e.g. a collective group was aborted)."""
+
+
 class DataLossError(OpError):
     """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
 
@@ -52,4 +60,5 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
-           "OperatorNotAllowedInGraphError", "DataLossError"]
+           "OperatorNotAllowedInGraphError", "DeadlineExceededError", "UnavailableError",
+           "DataLossError"]

@@ -9,7 +9,7 @@ from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Graph, SymbolicTensor
+from ..framework.graph import SymbolicTensor
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape

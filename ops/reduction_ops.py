@@ -7,12 +7,10 @@ import numpy as np
 
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
-from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
-from ..eager import context
 from ..eager.raw_mode import RAW_TYPES, raw_execute
 from .dispatch import apply_op
 

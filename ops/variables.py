@@ -9,9 +9,10 @@ Session; reads, assignments and scatters are graph ops, and
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
@@ -56,7 +57,52 @@ class EagerHandle:
         return f"<EagerHandle of {self.variable.name} id={self.tensor_id}>"
 
 
-class Variable:
+class VariableMetaclass(type):
+    """`Variable(...)` goes through the creators of `variable_creator_scope`, innermost
+    first, as in TF (a distribution strategy mirrors the variables made in its scope)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        creators = _state.variable_creators
+        if cls is not Variable or not creators:
+            return super().__call__(*args, **kwargs)
+        kwargs = _creator_kwargs(args, kwargs)
+
+        def make(**final: Any) -> Any:
+            return type.__call__(Variable, **final)
+
+        for creator in creators:  # the innermost creator calls the next outer one
+            make = _chained(creator, make)
+        return make(**kwargs)
+
+
+def _chained(creator: Any, next_creator: Any) -> Any:
+    def create(**kwargs: Any) -> Any:
+        return creator(next_creator, **kwargs)
+    return create
+
+
+_VARIABLE_ARGS = ("initial_value", "trainable", "name", "dtype", "shape", "validate_shape")
+
+
+def _creator_kwargs(args: tuple, kwargs: dict) -> dict:
+    if len(args) > len(_VARIABLE_ARGS):
+        raise TypeError(f"Variable() takes at most {len(_VARIABLE_ARGS)} positional arguments")
+    merged = dict(zip(_VARIABLE_ARGS, args, strict=False))
+    merged.update(kwargs)
+    return merged
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
+    """Variables made inside are made by `variable_creator(next_creator, **kwargs)`."""
+    _state.variable_creators.append(variable_creator)
+    try:
+        yield
+    finally:
+        _state.variable_creators.remove(variable_creator)
+
+
+class Variable(metaclass=VariableMetaclass):
     """A mutable tensor. `assign*`/`scatter_*` change it; reads see the latest value."""
 
     __array_priority__ = 100  # NumPy defers binary operators to us
@@ -394,5 +440,5 @@ def is_variable_initialized(variable: Variable) -> Tensor:
     return variable.is_initialized()
 
 
-__all__ = ["Variable", "global_variables_initializer", "variables_initializer",
+__all__ = ["Variable", "variable_creator_scope", "global_variables_initializer", "variables_initializer",
            "global_variables", "trainable_variables", "is_variable_initialized"]

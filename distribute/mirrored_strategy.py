@@ -1,0 +1,98 @@
+"""MirroredStrategy: synchronous data parallelism with the replicas as threads.
+
+`run(fn)` starts one thread per replica; each runs `fn` on its slice of the
+per-replica arguments, inside its replica context, and meets the others in
+the thread engine's collectives. If a replica raises, the group is aborted
+so the others stop at their next collective (UnavailableError) instead of
+waiting; `run` then raises the first replica's error.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, List, Optional, Sequence
+
+import numpy as np
+
+from ..eager import context
+from ..framework import nest
+from ..framework.errors import UnavailableError, UnimplementedError
+from ..ops.constant_op import convert_to_tensor
+from .engine import DEFAULT_TIMEOUT_SECONDS, finish_reduce, sum_in_order
+from .mirrored_variable import MirroredVariable
+from .reduce_op import ReduceOp
+from .replica_context import ReplicaContext, state
+from .strategy import Strategy
+from .thread_engine import ThreadEngine
+from .values import regroup, select_replica
+
+
+class MirroredStrategy(Strategy):
+    """One replica per entry of `devices` (all on this CPU: the names only count replicas)."""
+
+    def __init__(self, devices: Optional[Sequence[str]] = None, cross_device_ops: Any = None,
+                 communication_options: Any = None) -> None:
+        devices = list(devices) if devices is not None else ["/cpu:0"]
+        if len(set(devices)) != len(devices):
+            raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
+        timeout = getattr(communication_options, "timeout_seconds", None)
+        super().__init__(ThreadEngine(len(devices), timeout or DEFAULT_TIMEOUT_SECONDS))
+
+    @property
+    def local_replica_ids(self) -> list:
+        return list(range(self.num_replicas_in_sync))
+
+    def _create_variable(self, next_creator: Callable, **kwargs: Any) -> Any:
+        if context.current_graph() is not None:
+            return next_creator(**kwargs)  # a graph's variables live in each replica's Session
+        return MirroredVariable(engine=self.engine, **kwargs)
+
+    def run(self, fn: Callable, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+        """Calls `fn` once per replica, concurrently; returns PerReplica results."""
+        if context.current_graph() is not None:
+            raise UnimplementedError(
+                None, None, "MirroredStrategy.run while building a graph: its replicas are "
+                "threads, each needs its own graph and Session. Build and run the graph "
+                "inside the replica function, or use MultiWorkerMirroredStrategy (MPI).")
+        n = self.num_replicas_in_sync
+        results: List[Any] = [None] * n
+        errors: List[Optional[BaseException]] = [None] * n
+        threads = [threading.Thread(target=self._replica_main, name=f"replica-{i}",
+                                    args=(i, fn, args, kwargs or {}, results, errors))
+                   for i in range(n)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        failures = [e for e in errors if e is not None]
+        if failures:  # the cause first: the others only saw the group abort
+            raise next((e for e in failures if not isinstance(e, UnavailableError)), failures[0])
+        return regroup(results)
+
+    def _replica_main(self, replica: int, fn: Callable, args: tuple, kwargs: dict,
+                      results: List[Any], errors: List[Any]) -> None:
+        self.engine.bind_replica(replica)
+        state.strategies.append(self)
+        try:
+            with ReplicaContext(self, replica):
+                results[replica] = fn(*select_replica(replica, args),
+                                      **select_replica(replica, kwargs))
+        except BaseException as error:  # noqa: BLE001 - re-raised by run()
+            errors[replica] = error
+            self.engine.abort(f"replica {replica} raised {type(error).__name__}: {error}")
+        finally:
+            state.strategies.pop()
+            self.engine.bind_replica(None)
+
+    def _cross_replica(self, reduce_op: ReduceOp, local_values: list) -> Any:
+        """Sums the replicas' values in replica order (MEAN divides by the count)."""
+        flats = [[np.asarray(convert_to_tensor(v)) for v in nest.flatten(value)]
+                 for value in local_values]
+        reduced = [finish_reduce(sum_in_order(list(column)), reduce_op, len(flats))
+                   for column in zip(*flats, strict=True)]
+        return nest.pack_sequence_as(local_values[0], [convert_to_tensor(r) for r in reduced])
+
+    def _num_input_pipelines(self) -> int:
+        return 1
+
+    def _input_pipeline_id(self) -> int:
+        return 0
