@@ -4,11 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-<<<<<<< HEAD
-.PHONY: demo test lint fuzz bench bench-peers conformance clean
-=======
-.PHONY: demo test fuzz bench bench-peers bench-distributed conformance clean
->>>>>>> dist
+.PHONY: demo test lint fuzz bench bench-peers bench-distributed conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -61,13 +61,12 @@ BROADCAST = declare_op("CollectiveBcast", _broadcast_kernel, _same_as_inputs,
 def all_reduce_tensors(tensors: Sequence[Any], reduce_op: Any, engine: Any,
                        name: str = "CollectiveAllReduce") -> list:
     """All-reduces `tensors` across the engine's replicas with one collective."""
-    inputs = [convert_to_tensor(t) for t in tensors]
+    inputs: List[Any] = [convert_to_tensor(t) for t in tensors]
     if not inputs:
         return []
     for x in inputs:
         if not (x.dtype.is_floating or x.dtype.is_complex or x.dtype.is_integer):
-            raise TypeError(f"all_reduce: cannot reduce a tensor of dtype {x.dtype.name} "
-                            f"({x.name if hasattr(x, 'op') else 'eager tensor'})")
+            raise TypeError(f"all_reduce: cannot reduce a tensor of dtype {x.dtype.name}")
     attrs = {"engine": engine, "reduce_op": as_reduce_op(reduce_op).value}
     return list(apply_op(ALL_REDUCE, inputs, attrs, name))
 
@@ -80,7 +79,7 @@ def replica_id_tensor(engine: Any, name: str = "ReplicaIdInSyncGroup") -> Any:
 def broadcast_tensors(tensors: Sequence[Any], engine: Any, root: int = 0,
                       name: str = "CollectiveBcast") -> list:
     """Every replica gets replica `root`'s values of `tensors` (one collective)."""
-    inputs = [convert_to_tensor(t) for t in tensors]
+    inputs: List[Any] = [convert_to_tensor(t) for t in tensors]
     if not inputs:
         return []
     return list(apply_op(BROADCAST, inputs, {"engine": engine, "root": int(root)}, name))

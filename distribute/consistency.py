@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ def assert_replicas_in_sync(variables: Sequence[Any], strategy: Any = None) -> L
     Thread replicas: compares each MirroredVariable's copies. MPI: all-gathers the
     digests (a collective: every rank must call it). Returns the hex digests."""
     strategy = strategy or get_strategy()
-    per_variable: List[Optional[np.ndarray]] = []
+    per_variable: List[Any] = []
     for variable in variables:
         if isinstance(variable, MirroredVariable):
             per_variable.append(np.stack([variable_digest(v) for v in variable.values]))
@@ -36,7 +36,8 @@ def assert_replicas_in_sync(variables: Sequence[Any], strategy: Any = None) -> L
     if strategy.num_replicas_in_sync > 1 and not any(d is not None for d in per_variable):
         gathered = strategy.engine.all_gather(local)
         per_variable = [np.stack([rows[i] for rows in gathered]) for i in range(len(variables))]
-    diverged = [f"{getattr(v, 'name', i)}" for i, (v, d) in enumerate(zip(variables, per_variable, strict=True))
+    diverged = [f"{getattr(v, 'name', i)}" for i, (v, d) in enumerate(
+                zip(variables, per_variable, strict=True))
                 if d is not None and not np.all(d == d[0])]
     if diverged:
         raise InternalError(None, None, "Replicas diverged: these variables differ between "

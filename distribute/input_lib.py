@@ -56,8 +56,8 @@ def shard_batch(batch: Any, num_replicas: int) -> List[Any]:
     leaves = [np.asarray(leaf) for leaf in nest.flatten(batch)]
     if not leaves:
         return [batch] * num_replicas
-    sizes = {leaf.shape[0] if leaf.ndim else None for leaf in leaves}
-    if None in sizes or len(sizes) != 1:
+    sizes = {leaf.shape[0] if leaf.ndim else -1 for leaf in leaves}
+    if -1 in sizes or len(sizes) != 1:
         raise ValueError("Each element of a distributed dataset must be a batch: every "
                          f"component needs the same first (batch) dimension, got shapes "
                          f"{[leaf.shape for leaf in leaves]}")

@@ -39,7 +39,7 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Optional[Any] = N
         if batch is None:  # unknown while building a graph: read it at run time
             batch = shape(per_example_loss)[0]
         global_batch_size = batch * get_strategy().num_replicas_in_sync
-    size = convert_to_tensor(global_batch_size)
+    size: Any = convert_to_tensor(global_batch_size)
     if size.shape.rank not in (None, 0) or not size.dtype.is_integer:
         raise InvalidArgumentError(None, None, "compute_average_loss: global_batch_size must "
                                    f"be an integer scalar, got {size}")

@@ -24,7 +24,7 @@ class MirroredVariable(Variable):
         super().__init__(*args, **kwargs)
 
     @property
-    def _value(self) -> Optional[np.ndarray]:  # None until the initial value is set
+    def _value(self) -> Any:
         replica = self._engine.bound_replica()
         return self._copies[0 if replica is None else replica]
 

@@ -87,7 +87,7 @@ _VARIABLE_ARGS = ("initial_value", "trainable", "name", "dtype", "shape", "valid
 def _creator_kwargs(args: tuple, kwargs: dict) -> dict:
     if len(args) > len(_VARIABLE_ARGS):
         raise TypeError(f"Variable() takes at most {len(_VARIABLE_ARGS)} positional arguments")
-    merged = dict(zip(_VARIABLE_ARGS, args, strict=False))
+    merged = dict(zip(_VARIABLE_ARGS, args, strict=False))  # fewer args than names
     merged.update(kwargs)
     return merged
 
