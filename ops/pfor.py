@@ -91,7 +91,7 @@ def _onehot_rule(op: Operation, inputs: list, batched: tuple) -> Optional[list]:
         dims = other.shape.dims
         if dims is None or len(dims) > len(value.event) or None in dims:
             return None
-        if any(d not in (1, e) for d, e in zip(reversed(dims), reversed(value.event), strict=False)):
+        if any(d not in (1, e) for d, e in zip(reversed(dims), reversed(value.event), strict=False)):  # dims may be shorter
             return None
         if tuple(dims) != value.event:
             other = broadcast_to(other, list(value.event))
