@@ -54,3 +54,13 @@ def test_slice_size_of_wrong_length_in_a_graph():
             dg.slice(x, [0, 0], [1])
         with pytest.raises(ValueError, match="size 2"):
             dg.slice(x, [0], [1, 1])
+
+
+def test_v1_compute_gradient_lists_of_different_lengths():
+    # A plain zip checked only the first pairs; now a ValueError naming the counts.
+    with dg.Graph().as_default(), dg.compat.v1.Session():
+        a = dg.constant([1.0, 2.0])
+        b = dg.constant([3.0])
+        y = dg.reduce_sum(a) * dg.reduce_sum(b)
+        with pytest.raises(ValueError, match="2 x tensors but 1 x_shape"):
+            dg.compat.v1.test.compute_gradient([a, b], [[2]], y, [])
