@@ -64,3 +64,14 @@ def test_v1_compute_gradient_lists_of_different_lengths():
         y = dg.reduce_sum(a) * dg.reduce_sum(b)
         with pytest.raises(ValueError, match="2 x tensors but 1 x_shape"):
             dg.compat.v1.test.compute_gradient([a, b], [[2]], y, [])
+
+
+def test_get_concrete_function_with_more_arguments_than_input_signature():
+    # The spec check zipped and dropped the extra argument; TF 2.21: TypeError
+    # ("too many positional arguments"). Fewer arguments stay fine, as in TF.
+    spec = dg.TensorSpec([], dg.float32)
+    f = dg.function(lambda a: a, input_signature=[spec])
+    with pytest.raises(TypeError):
+        f.get_concrete_function(spec, spec)
+    g = dg.function(lambda a, b=1.0: a, input_signature=[spec, spec])
+    assert g.get_concrete_function(spec) is g.get_concrete_function(spec, spec)
