@@ -53,6 +53,8 @@ from .namespaces import nn, random  # noqa: F401,A004
 from .grad_registry import conv_grad, nn_grad, pooling_grad, random_grad, softmax_grad  # noqa: F401
 from .ops.control_flow_api import *  # noqa: F401,F403 (function, cond, while_loop, TensorArray)
 from .grad_registry import control_flow_grad, function_grad  # noqa: F401
+from .framework.func_graph import init_scope  # noqa: F401
+from .namespaces import config  # noqa: F401
 from .ops.variables import variable_creator_scope  # noqa: F401
 from . import distribute  # noqa: F401 (dg.distribute; its engines load on first use)
 

@@ -119,6 +119,11 @@ def device(name: Optional[str]) -> Iterator[None]:
         yield
 
 
+# dg.config: process-wide settings (run_functions_eagerly).
+from .ops import function_config  # noqa: E402 - kept beside the namespace it fills
+config = _namespace("duograd.config", function_config)
+
+
 # -- dg.compat: tf.compat.v1 and tf.compat.v2 ----------------------------------
 # tf.compat.v1 holds (nearly) all of tf's names plus TF1's graph-mode API; its
 # namespace here lists the TF1 names and answers every other name from the dg

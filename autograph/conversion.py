@@ -136,7 +136,12 @@ def _convert_code(fn: types.FunctionType) -> Optional[types.CodeType]:
                          class_cell="__class__" in fn.__code__.co_freevars)
     factory = _factory(node, fn.__code__.co_freevars)
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
-    compiled = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
+    try:
+        compiled = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
+    except SyntaxError as error:  # a construct the conversion does not handle yet
+        _log.warning("AutoGraph could not convert %s and will run it as-is: %s",
+                     fn.__qualname__, error)
+        return None
     code = _find_code(compiled, node.name, factory.name).replace(co_name=fn.__code__.co_name)
     _produced.update(_all_codes(code))
     _sources[code] = ast.unparse(node)

@@ -34,6 +34,10 @@ class _ContextState(threading.local):
         # {graph Operation: input indices dg.gradients does not need}, set while the
         # op's gradient function runs on this thread (Operation.skip_input_indices).
         self.skipped_inputs: dict = {}
+        # Who owns locks taken while tracing (dg.function's per-function lock): this
+        # thread, and the threads a deep trace continues on (eager/stack_room.py),
+        # which copy it with the rest of this state.
+        self.lock_owner: object = object()
         self.variable_scopes: List[Any] = []   # tf.compat.v1.variable_scope stack
         self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
         # True while a first-order raw sweep runs a gradient function (eager/raw_mode.py):

@@ -6,7 +6,8 @@ from typing import Any, Optional
 import numpy as np
 
 from ..framework.dtypes import DType, from_numpy, resource
-from ..framework.tensor import Tensor, call_operator, new_tensor_id
+from ..framework.tensor import (UNHASHABLE_TENSOR, Reference, Tensor, call_operator,
+                                new_tensor_id)
 from ..framework.tensor_shape import TensorShape, shape_from_dims
 
 
@@ -106,20 +107,17 @@ class EagerTensor(Tensor):
             raise TypeError("Scalar tensor has no `len()`")
         return self.array.shape[0]
 
-    def __eq__(self, other):
-        if other is None:  # as TF2: comparing with None is False, not an op
-            return False
-        return call_operator("equal", self, other)
+    def __eq__(self, other):  # TF2: by value, elementwise (False for None)
+        return call_operator("tensor_equals", self, other)
 
     def __ne__(self, other):
-        if other is None:
-            return True
-        return call_operator("not_equal", self, other)
+        return call_operator("tensor_not_equals", self, other)
 
-    __hash__ = None  # type: ignore[assignment]  # unhashable, as in TF2: use tensor.ref() for a hashable key
+    def __hash__(self) -> int:  # TF2: unhashable; use tensor.ref() as a key
+        raise TypeError(UNHASHABLE_TENSOR)
 
-    def ref(self) -> "TensorRef":
-        return TensorRef(self)
+    def ref(self) -> Reference:
+        return Reference(self)
 
     def __str__(self) -> str:
         return f"tf.Tensor({np.asarray(self.array)}, shape={self.shape}, dtype={self.dtype.name})"
@@ -136,19 +134,4 @@ class EagerTensor(Tensor):
         return self
 
 
-class TensorRef:
-    """A hashable reference to a tensor (TF's `Tensor.ref()`)."""
-
-    __slots__ = ("_tensor",)
-
-    def __init__(self, tensor: Tensor) -> None:
-        self._tensor = tensor
-
-    def deref(self) -> Tensor:
-        return self._tensor
-
-    def __hash__(self) -> int:
-        return id(self._tensor)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TensorRef) and other._tensor is self._tensor
+TensorRef = Reference  # the one reference type of tensors and variables

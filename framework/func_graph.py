@@ -12,11 +12,12 @@ eager value). `inputs` lists the argument placeholders, then the captures.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+import itertools
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..eager import context
 from . import dtypes
-from .graph import Graph, SymbolicTensor
+from .graph import Graph, Operation, SymbolicTensor
 from .registry import op_defs
 from .tensor import Tensor
 from .tensor_shape import TensorShape, as_shape
@@ -31,11 +32,20 @@ class FuncGraph(Graph):
         super().__init__()
         self.name = name
         self.outer_graph = outer_graph
+        self.value_equality = outer_graph is None or outer_graph.value_equality
         self.inputs: List[SymbolicTensor] = []
         self.outputs: List[Any] = []
         self.captures: List[Tuple[Any, SymbolicTensor]] = []
         self._capture_by_id: Dict[int, SymbolicTensor] = {}
-        self._source_by_placeholder: Dict[SymbolicTensor, Any] = {}
+        self._source_by_placeholder: Dict[int, Any] = {}
+        # dg.function's rule for variables created while tracing this graph
+        # (ops/function_variables.py): None defers to the enclosing graph.
+        self.variable_policy: Optional[str] = None
+        self.created_variables: List[Any] = []
+        self.deferred_initializers: List[Tuple[Any, SymbolicTensor]] = []  # (variable, value)
+        # Ops of enclosing graphs named in control_dependencies inside this graph: the
+        # op that runs this graph (call, If, While) takes them as control inputs.
+        self.control_captures: List[Operation] = []
 
     @property
     def building_function(self) -> bool:
@@ -90,7 +100,7 @@ class FuncGraph(Graph):
         self.inputs.append(placeholder)
         self._capture_by_id[id(value)] = placeholder
         self._capture_by_id[id(source)] = placeholder
-        self._source_by_placeholder[placeholder] = source
+        self._source_by_placeholder[id(placeholder)] = source
         return placeholder
 
     def capture_variable(self, variable: Any) -> SymbolicTensor:
@@ -103,8 +113,27 @@ class FuncGraph(Graph):
         self.captures.append((variable, placeholder))
         self.inputs.append(placeholder)
         self._capture_by_id[id(variable)] = placeholder
-        self._source_by_placeholder[placeholder] = variable
+        self._source_by_placeholder[id(placeholder)] = variable
         return placeholder
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs: Optional[Sequence[Any]]) -> Iterator[None]:
+        """As Graph's; ops of enclosing graphs become control captures (TF's)."""
+        if control_inputs is None:
+            with Graph.control_dependencies(self, None):
+                yield
+            return
+        own = []
+        for c in control_inputs:
+            op = c if isinstance(c, Operation) else getattr(c, "op", c)
+            if isinstance(op, Operation) and op.graph is not self and \
+                    self.is_enclosed_by(op.graph):
+                if not any(op is seen for seen in self.control_captures):
+                    self.control_captures.append(op)
+            else:
+                own.append(c)
+        with Graph.control_dependencies(self, own):
+            yield
 
     def is_enclosed_by(self, graph: Graph) -> bool:
         outer = self.outer_graph
@@ -116,10 +145,18 @@ class FuncGraph(Graph):
 
     def capture_source(self, placeholder: SymbolicTensor) -> Optional[Any]:
         """The outer value a capture placeholder stands for (None for arguments)."""
-        return self._source_by_placeholder.get(placeholder)
+        return self._source_by_placeholder.get(id(placeholder))
 
     def __repr__(self) -> str:
         return f"<dg.FuncGraph '{self.name}' with {len(self.get_operations())} ops>"
+
+
+_graph_uids = itertools.count(1)
+
+
+def unique_graph_name(prefix: str) -> str:
+    """`prefix_<n>`, unique in the process (TF names function graphs so)."""
+    return f"{prefix}_{next(_graph_uids)}"
 
 
 def is_variable(value: Any) -> bool:
@@ -131,6 +168,20 @@ def capture_value(source: Any) -> Any:
     """What to pass for a capture where the op is built: a variable's handle in
     the current context, anything else as it is."""
     return source.handle if is_variable(source) else source
+
+
+def attach_control_captures(op: Operation, graphs: Sequence[FuncGraph]) -> None:
+    """Makes `op`, which runs `graphs`, wait for the outer ops they named in
+    control_dependencies; ops further out pass on to op's own graph."""
+    for graph in graphs:
+        for dep in graph.control_captures:
+            if dep.graph is op.graph:
+                if not any(dep is c for c in op.control_inputs):
+                    op.control_inputs.append(dep)
+                    dep.add_control_output(op)
+            elif isinstance(op.graph, FuncGraph) and \
+                    not any(dep is c for c in op.graph.control_captures):
+                op.graph.control_captures.append(dep)
 
 
 def inner_tensor(value: Any, capture: bool = True) -> Any:
@@ -154,6 +205,34 @@ def inner_tensor(value: Any, capture: bool = True) -> Any:
 
 def variables_captured(graph: FuncGraph) -> List[Any]:
     return [source for source, _ in graph.captures if is_variable(source)]
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """Leaves every function graph being traced, as TensorFlow's `init_scope`.
+
+    Inside, ops go to the outermost context that is not a function body: eager
+    mode, or the v1 Graph the function is traced in, with no control
+    dependencies; tapes and accumulators are paused. Variables created by a
+    dg.function's first trace are made here.
+    """
+    state = _state
+    stack = state.graph_stack
+    depth = len(stack)
+    while depth and stack[depth - 1] is not None and stack[depth - 1].building_function:
+        depth -= 1
+    outer = stack[depth - 1] if depth else None
+    saved = state.graph_stack, state.graph, state.tapes, state.accumulators
+    state.graph_stack, state.graph = stack[:depth], outer
+    state.tapes, state.accumulators = [], []
+    try:
+        if outer is None:
+            yield
+        else:
+            with outer.control_dependencies(None):
+                yield
+    finally:
+        state.graph_stack, state.graph, state.tapes, state.accumulators = saved
 
 
 @contextlib.contextmanager

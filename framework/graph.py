@@ -18,7 +18,7 @@ from .errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from .indexed_slices import IndexedSlices, densify_inputs
 from .op_def import OpDef
 from .registry import gradient_functions, op_defs
-from .tensor import Tensor, new_tensor_id
+from .tensor import UNHASHABLE_TENSOR, Reference, Tensor, call_operator, new_tensor_id
 from .tensor_shape import TensorShape, as_shape
 
 _NO_ATTRS: Dict[str, Any] = {}
@@ -73,9 +73,10 @@ class SymbolicTensor(Tensor):
                              f"incompatible with the shape {as_shape(shape)}") from None
 
     def numpy(self):
-        raise NotImplementedError(
-            f"Cannot convert symbolic tensor {self.name} to a NumPy array: it has no "
-            "value outside a Session.run or a dg.function call.")
+        # TF 2.21 raises AttributeError here ('SymbolicTensor' has no attribute 'numpy').
+        raise AttributeError(
+            f"'SymbolicTensor' object has no attribute 'numpy': graph tensor {self.name} has "
+            "no value outside a Session.run or a dg.function call.")
 
     def eval(self, feed_dict: Optional[dict] = None, session: Any = None) -> Any:
         """The value of this tensor in `session` (default: the default session)."""
@@ -96,16 +97,30 @@ class SymbolicTensor(Tensor):
     def __repr__(self) -> str:
         return f"<dg.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
 
-    def ref(self) -> "SymbolicTensor":
-        return self
+    def ref(self) -> Reference:
+        """A hashable reference (`.deref()` gives the tensor back)."""
+        return Reference(self)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(f"Cannot convert symbolic tensor {self.name} to a NumPy array.")
 
-    # Graph tensors compare and hash by identity, as TensorFlow's graph tensors do.
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-    __hash__ = object.__hash__
+    # TF2: tensors of a function graph are unhashable, and compare by value when
+    # the function is traced from eager mode; tensors of a v1 Graph compare and
+    # hash by identity. (The library itself keys on id(tensor).)
+    def __eq__(self, other: Any) -> Any:
+        if self.op.graph.value_equality:
+            return call_operator("tensor_equals", self, other)
+        return self is other
+
+    def __ne__(self, other: Any) -> Any:
+        if self.op.graph.value_equality:
+            return call_operator("tensor_not_equals", self, other)
+        return self is not other
+
+    def __hash__(self) -> int:
+        if self.op.graph.building_function:
+            raise TypeError(UNHASHABLE_TENSOR)
+        return id(self)
 
 
 class Operation:
@@ -195,6 +210,10 @@ def _bad_name(name: Any) -> TypeError:
 
 class Graph:
     """A dataflow graph of Operations. Use `as_default()` to build into it."""
+
+    # Whether `==` on this graph's tensors compares values (TF2 functions traced
+    # from eager mode) rather than identity (v1 graphs and what they enclose).
+    value_equality = False
 
     def __init__(self) -> None:
         self._operations: List[Operation] = []

@@ -21,6 +21,12 @@ class OpDef:
     is not 1). infer(inputs, attrs) -> list of (DType, TensorShape), where
     `inputs` are tensors with static `.dtype` and `.shape`. A stateful op's
     kernel receives the resource store (Session or eager store) first.
+    `is_stateful` is TensorFlow's flag (the op reads or changes state, so it is
+    never pruned as a duplicate and makes a cond/while around it `If`/`While`
+    instead of `StatelessIf`/`StatelessWhile`); it defaults to `stateful`.
+    `side_effects` marks ops that must run inside a function even when nothing
+    reads their outputs (assignments, prints, py functions), in program order,
+    as TensorFlow's automatic control dependencies guarantee.
     `grad_inputs` is None (the gradient reads every input), a tuple of input
     indices, or a dict {input index: inputs its gradient reads}, so that an
     input nobody differentiates keeps nothing alive (e.g. Mul by a constant).
@@ -31,7 +37,7 @@ class OpDef:
 
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
                  "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
-                 "same_dtype", "_reads_by_skip", "tape_plans")
+                 "is_stateful", "side_effects", "same_dtype", "_reads_by_skip", "tape_plans")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -40,6 +46,8 @@ class OpDef:
                  stateful: bool = False,
                  attr_defaults: Optional[dict] = None,
                  input_kinds: Optional[str] = None,
+                 is_stateful: Optional[bool] = None,
+                 side_effects: bool = False,
                  same_dtype: Optional[slice] = None) -> None:
         self.type = type
         self.kernel = kernel
@@ -50,6 +58,8 @@ class OpDef:
             else tuple(grad_inputs)
         self.grad_outputs = None if grad_outputs is None else tuple(grad_outputs)
         self.stateful = stateful
+        self.is_stateful = stateful if is_stateful is None else is_stateful
+        self.side_effects = side_effects
         self.attr_defaults = attr_defaults or {}
         # NumPy dtype kinds ('f', 'c', 'i', 'u', 'b') the first input may have.
         self.input_kinds = input_kinds

@@ -48,14 +48,15 @@ class _Plan:
 def _needed_ops(fetch_tensors: List[Any], fed: Dict[Any, int]) -> List[Operation]:
     """Ops the fetches depend on (not through fed tensors), in id (topological) order."""
     needed: Dict[Operation, None] = {}
-    stack = [f if isinstance(f, Operation) else f.op for f in fetch_tensors if f not in fed]
+    stack = [f if isinstance(f, Operation) else f.op for f in fetch_tensors
+             if id(f) not in fed]
     while stack:
         op = stack.pop()
         if op in needed:
             continue
         needed[op] = None
         for t in op.inputs:
-            if t not in fed and t.op not in needed:
+            if id(t) not in fed and t.op not in needed:
                 stack.append(t.op)
         stack.extend(op.control_inputs)
     ops = sorted(needed, key=_op_id)
@@ -72,7 +73,7 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
                  name: str = "plan") -> _Plan:
     """A plan computing `fetch_tensors` from `feed_tensors`: each needed op once,
     in topological order, every intermediate released after its last use."""
-    fed = {t: i for i, t in enumerate(feed_tensors)}
+    fed = {id(t): i for i, t in enumerate(feed_tensors)}  # by id: tensors may be unhashable
     ops = _needed_ops(fetch_tensors, fed)
     # Slots: feeds first, then each op output; constants are bound, not computed.
     slot: Dict[Any, int] = dict(fed)
@@ -81,17 +82,17 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
     for op in ops:
         outs = []
         for t in op.outputs:
-            if t not in fed:
-                slot[t] = len(slot)
-            outs.append(slot[t])
+            if id(t) not in fed:
+                slot[id(t)] = len(slot)
+            outs.append(slot[id(t)])
         if op.type == "Const":
             constants[outs[0]] = op.attrs["value"]
             continue
         kernel = op.op_def.kernel
         if op.attrs:
             kernel = functools.partial(kernel, **op.attrs)
-        steps.append((op, kernel, [slot[t] for t in op.inputs], outs))
-    fetch_slots = [None if isinstance(f, Operation) else slot[f] for f in fetch_tensors]
+        steps.append((op, kernel, [slot[id(t)] for t in op.inputs], outs))
+    fetch_slots = [None if isinstance(f, Operation) else slot[id(f)] for f in fetch_tensors]
     keep = set(fetch_slots) | set(constants) | set(range(len(feed_tensors)))
     last_use: Dict[int, int] = {}
     for i, (_, _, ins, _) in enumerate(steps):
@@ -217,7 +218,8 @@ class Session:
     def __init__(self, target: str = "", graph: Optional[Graph] = None, config: Any = None) -> None:
         self.graph = graph if graph is not None else get_default_graph()
         self._plans: Dict[Tuple, _Plan] = {}
-        self._variables: Dict[Any, Any] = {}
+        # {id(variable): (variable, value)}: variables are unhashable in TF2 contexts
+        self._variables: Dict[int, Tuple[Any, Any]] = {}
         self._lock = threading.Lock()
         self._closed = False
         self._contexts: List[Any] = []
@@ -225,16 +227,16 @@ class Session:
     # -- resources (variables) ---------------------------------------------
     def read(self, variable: Any) -> Any:
         try:
-            return self._variables[variable]
+            return self._variables[id(variable)][1]
         except KeyError:
             raise FailedPreconditionError(
                 None, None, f"Attempting to use uninitialized value {variable.name}") from None
 
     def write(self, variable: Any, value: Any) -> None:
-        self._variables[variable] = value
+        self._variables[id(variable)] = (variable, value)
 
     def is_initialized(self, variable: Any) -> bool:
-        return variable in self._variables
+        return id(variable) in self._variables
 
     # -- running ------------------------------------------------------------
     def run(self, fetches: Any, feed_dict: Optional[dict] = None, options: Any = None,

@@ -94,3 +94,29 @@ class Tensor:
     def __gt__(self, other): return _operators["greater"](self, other)
     def __ge__(self, other): return _operators["greater_equal"](self, other)
     def __getitem__(self, key): return _operators["getitem"](self, key)
+
+
+class Reference:
+    """A hashable reference to a tensor or variable (TF's `.ref()`), for use as a
+    dict key or set member where the object itself is unhashable."""
+
+    __slots__ = ("_object",)
+
+    def __init__(self, obj: Any) -> None:
+        self._object = obj
+
+    def deref(self) -> Any:
+        """The tensor or variable this reference points to."""
+        return self._object
+
+    def __hash__(self) -> int:
+        return id(self._object)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reference) and other._object is self._object
+
+    def __repr__(self) -> str:
+        return f"<Reference to {self._object!r}>"
+
+
+UNHASHABLE_TENSOR = "Tensor is unhashable. Instead, use tensor.ref() as the key."

@@ -8,18 +8,20 @@ iteration, last first, on that iteration's accumulated values.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, List
 
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops
-from ..ops.cond_ops import IF, cond
+from ..ops.cond_ops import IF, STATELESS_IF, cond
+from ..ops.switch_case import CASE, STATELESS_CASE, switch_case
 from ..ops.control_flow_ops import NO_OP
 from ..ops.graph_function import (call_function, copy_constant, extend_op, is_constant,
                                   trainable)
 from ..ops.indexed_slices_ops import gather
 from ..ops.tensor_array_ops import (SCATTER_ROWS, TA_MASK_ROWS, TA_NEW, TA_SCATTER, TA_WRITE,
                                     mask_rows)
-from ..ops.while_loop_ops import WHILE, missing_accumulators, while_loop
+from ..ops.while_loop_ops import STATELESS_WHILE, WHILE, missing_accumulators, while_loop
 from .aggregation import zeros_for
 from .function_grad import dense, resolve_extra
 from .registry import NotDifferentiable, RegisterGradient
@@ -54,17 +56,22 @@ def _branch_plan(op: Any, b: int, grads: tuple):
         outputs_map = list(op.get_attr("branch_outputs"))
         branches[b], outputs_map[b] = fn, new_slots
         specs = [(t.dtype, TensorShape(None)) for t in missing]
-        extend_op(op, {"branches": tuple(branches), "branch_outputs": tuple(outputs_map),
+        named = {"then_branch": branches[0], "else_branch": branches[1]} \
+            if "then_branch" in op.attrs else {}
+        extend_op(op, {"branches": tuple(branches), "branch_outputs": tuple(outputs_map), **named,
                        "output_specs": tuple(op.get_attr("output_specs")) + tuple(specs)}, specs)
         slots = new_slots
     return fn, back, [dense(grads_b[k]) for k in mask], slots
 
 
+@RegisterGradient(STATELESS_CASE.type)
+@RegisterGradient(CASE.type)
+@RegisterGradient(STATELESS_IF.type)
 @RegisterGradient(IF.type)
 def _if_grad(op: Any, *grads: Any) -> List[Any]:
-    """An If over the branches' backward functions: d ext = branch_grad(d outputs)."""
+    """An If (Case) over the branches' backward functions: d ext = branch_grad(d outputs)."""
     pred, ext = op.inputs[0], list(op.inputs[1:])
-    plans = [_branch_plan(op, b, grads) for b in (0, 1)]
+    plans = [_branch_plan(op, b, grads) for b in range(len(op.get_attr("branches")))]
     branch_inputs = op.get_attr("branch_inputs")
     targets: Dict[int, Any] = {}
     for b, plan in enumerate(plans):
@@ -90,7 +97,11 @@ def _if_grad(op: Any, *grads: Any) -> List[Any]:
                 by_ext[branch_inputs[b][j]] = g
         return [by_ext[m] if m in by_ext else _zeros_for(ext[m], targets[m]) for m in order]
 
-    outs = cond(pred, lambda: branch_grad(0), lambda: branch_grad(1), name="cond_grad")
+    if op.type in (IF.type, STATELESS_IF.type):
+        outs = cond(pred, lambda: branch_grad(0), lambda: branch_grad(1), name="cond_grad")
+    else:
+        outs = switch_case(pred, [functools.partial(branch_grad, b) for b in range(len(plans))],
+                           name="switch_case_grad")
     for m, g in zip(order, outs, strict=True):
         result[1 + m] = g
     return result
@@ -111,6 +122,7 @@ def _extend_while(op: Any, body: Any, missing: list) -> Any:
     return body
 
 
+@RegisterGradient(STATELESS_WHILE.type)
 @RegisterGradient(WHILE.type)
 def _while_grad(op: Any, *grads: Any) -> List[Any]:
     """A loop over the iterations, last first: (d vars, d ext) += body_grad(d vars, values_i)."""
@@ -142,6 +154,8 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
             resolved.append((None, ext[body_inputs[j - n]]))
         elif id(value) in acc_slot:
             resolved.append((acc_slot[id(value)], None))
+        elif body.late_capture(value) is not None:  # an outer value: loop invariant
+            resolved.append((None, body.late_capture(value)))
         else:
             resolved.append((None, resolve_extra(body, [], [], value)))
     accs = list(op.outputs[n + 1:])

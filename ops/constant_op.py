@@ -122,8 +122,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
                              f"for Tensor with dtype {value.dtype.name}: {value!r}")
         if type(value) is SymbolicTensor and _state.graph is None:
-            raise TypeError(f"Graph tensor {value.name} cannot be used in eager mode: "
-                            "it has no value outside its graph.")
+            raise TypeError(f"{value!r} is out of scope and cannot be used here: a graph "
+                            "tensor has no value in eager mode. Use return values (of a "
+                            "dg.function) or Session.run to access it.")
         return value
     convert = getattr(value, "__dg_tensor__", None)
     if convert is not None:

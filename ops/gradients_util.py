@@ -64,14 +64,14 @@ class _Crossing:
     """Op inputs and tensor consumers across the captures of the function graphs
     enclosing the graph being differentiated in (TF's _Inputs / _Consumers)."""
 
-    def __init__(self, func_graphs: List[Any], xs_set: Set[Any]) -> None:
+    def __init__(self, func_graphs: List[Any], xs_ids: Set[int]) -> None:
         self.func_graphs = func_graphs
-        self.xs_set = xs_set
+        self.xs_ids = xs_ids  # id() of each x: function-graph tensors are unhashable
 
     def inputs(self, op: Operation) -> tuple:
         if not self.func_graphs or not op.graph.building_function:
             return op.inputs
-        return tuple(t if t in self.xs_set else _maybe_captured(t) for t in op.inputs)
+        return tuple(t if id(t) in self.xs_ids else _maybe_captured(t) for t in op.inputs)
 
     def consumers(self, t: Any) -> list:
         consumers = t.consumers()
@@ -254,7 +254,7 @@ def _gradients(ys, xs, grad_ys, name, gate_gradients, aggregation_method, stop_g
         while enclosing is not None and enclosing.building_function:
             func_graphs.append(enclosing)
             enclosing = enclosing.outer_graph
-        crossing = _Crossing(func_graphs, set(xs)) if func_graphs else _NO_CROSSING
+        crossing = _Crossing(func_graphs, {id(x) for x in xs}) if func_graphs else _NO_CROSSING
         between, pending = _pending_count(to_ops, from_ops, crossing)
         grads: Dict[Operation, list] = {}
         for y, grad_y in zip(ys, grad_ys, strict=True):
@@ -310,7 +310,7 @@ def _call_gradient(graph, op: Operation, grad_fn, out_grads: list, gate_gradient
 
     `skip`: inputs not between the ys and xs; the gradient function sees them as
     `op.skip_input_indices` and need not build their gradients (as on tapes)."""
-    if None in out_grads:
+    if any(g is None for g in out_grads):
         none_ok = accepts_none(op)
         for i, g in enumerate(out_grads):
             if g is None and i not in none_ok and is_backpropagatable(op.outputs[i]) \

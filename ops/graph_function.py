@@ -15,8 +15,10 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..eager import context
+from ..eager.stack_room import with_stack_room
 from ..eager.tape import watched_by_any
-from ..framework.func_graph import FuncGraph, tracing
+from ..framework.func_graph import (FuncGraph, attach_control_captures, capture_value,
+                                    is_variable, tracing)
 from ..framework.graph import Operation, SymbolicTensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def import declare_op
@@ -73,6 +75,7 @@ class GraphFunction:
         self._backward: Dict[Tuple[int, ...], Any] = {}
         self._extended: Dict[Tuple[int, ...], GraphFunction] = {}
         self._input_index = {id(t): i for i, t in enumerate(self.inputs)}
+        self.effect_ops, self.is_stateful = graph_effects(graph)
         self._output_index: Dict[int, int] = {}
         for k, t in enumerate(self.outputs):
             self._output_index.setdefault(id(t), k)
@@ -85,10 +88,9 @@ class GraphFunction:
         """The output values for input values `arrays` (a kernel's job)."""
         compiled = self._plan
         if compiled is None:
-            # Stateful ops (assignments) run even when no output depends on them,
-            # in program order (op ids), as TF's automatic control dependencies do.
-            effects = [op for op in self.graph.get_operations()
-                       if op.op_def.stateful and not op.outputs]
+            # Ops with side effects run even when no output depends on them, in
+            # program order (op ids), as TF's automatic control dependencies do.
+            effects = self.effect_ops
             plan = compile_plan(self.graph, self.outputs + effects, self.inputs, self.name)
             # One assignment publishes plan and effect count together: a thread
             # calling concurrently sees both or neither.
@@ -122,8 +124,8 @@ class GraphFunction:
         """
         back = self._backward.get(mask)
         if back is None:
-            try:
-                back = build_backward(self, mask)
+            try:  # a body holding calls builds their backward functions too: any depth
+                back = with_stack_room(build_backward, self, mask)
             except LookupError as error:
                 back = error
             self._backward[mask] = back
@@ -140,9 +142,19 @@ class GraphFunction:
         for value in back.extras:
             if isinstance(value, SymbolicTensor) and value.op.graph is self.graph \
                     and self.input_index(value) is None and self.output_index(value) is None \
-                    and not is_constant(value):
+                    and not is_constant(value) and self.late_capture(value) is None:
                 missing.append(value)
         return missing
+
+    def late_capture(self, value: Any) -> Optional[Any]:
+        """The outer value behind a capture the graph made after this function was
+        built (a gradient function reading an outer tensor the forward did not), as
+        a value where the op running this function is; else None."""
+        if self.input_index(value) is not None or not isinstance(value, SymbolicTensor) \
+                or value.op.graph is not self.graph or value.op.type != "Placeholder":
+            return None
+        source = self.graph.capture_source(value)
+        return None if source is None else capture_value(source)
 
     def with_gradient_outputs(self, depth: int = 1) -> "GraphFunction":
         """This function extended by what its backward reads, to order `depth`.
@@ -166,6 +178,37 @@ class GraphFunction:
 
     def __repr__(self) -> str:
         return f"<GraphFunction '{self.name}' {len(self.inputs)} in, {len(self.outputs)} out>"
+
+
+def function_attrs(op: Operation) -> List["GraphFunction"]:
+    """The functions a functional op (call, If, While) runs."""
+    found = []
+    for value in op.attrs.values():
+        if isinstance(value, GraphFunction):
+            found.append(value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], GraphFunction):
+            found.extend(value)
+    return found
+
+
+def graph_effects(graph: FuncGraph) -> Tuple[List[Operation], bool]:
+    """The ops of `graph` that must run although nothing may read them (side
+    effects: assignments, prints, py functions, and functional ops whose bodies
+    have some), and whether any op is stateful (TensorFlow's is_stateful).
+
+    Not recursive: the functions of a functional op were built before the op."""
+    effects, stateful = [], False
+    for op in graph.get_operations():
+        op_def = op.op_def
+        inner = function_attrs(op) if op.attrs else ()
+        if inner:
+            must_run = any(fn.effect_ops for fn in inner)
+        else:
+            must_run = op_def.side_effects or (op_def.stateful and not op.outputs)
+        if must_run:
+            effects.append(op)
+        stateful = stateful or op_def.is_stateful
+    return effects, stateful
 
 
 def is_constant(value: Any) -> bool:
@@ -209,7 +252,7 @@ def build_backward(fn: GraphFunction, mask: Tuple[int, ...]) -> Backward:
 
 # -- the call op ------------------------------------------------------------
 def _call_kernel(resources: Any, *arrays: Any, f: GraphFunction) -> tuple:
-    return f.run(resources, arrays)
+    return with_stack_room(f.run, resources, arrays)  # calls nest calls: any depth
 
 
 def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:
@@ -224,8 +267,12 @@ def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:
 
 
 CALL = declare_op("PartitionedCall", _call_kernel, _call_infer, num_outputs=-1, stateful=True,
-                  grad_inputs=None, grad_outputs=None)
+                  is_stateful=False, grad_inputs=None, grad_outputs=None)
+# A call of a function holding stateful ops (TF's op type for it).
+STATEFUL_CALL = declare_op("StatefulPartitionedCall", _call_kernel, _call_infer, num_outputs=-1,
+                           stateful=True, grad_inputs=None, grad_outputs=None)
 gradients_accepting_none[CALL.type] = ALL_INDICES
+gradients_accepting_none[STATEFUL_CALL.type] = ALL_INDICES
 
 
 def needs_gradient(inputs: Sequence[Any]) -> int:
@@ -248,7 +295,10 @@ def call_function(fn: GraphFunction, inputs: Sequence[Any], name: Optional[str] 
     depth = needs_gradient(inputs)
     if depth:
         fn = fn.with_gradient_outputs(depth)
-    outputs = apply_op(CALL, list(inputs), {"f": fn}, name or "PartitionedCall")
+    op_def = STATEFUL_CALL if fn.is_stateful else CALL
+    outputs = apply_op(op_def, list(inputs), {"f": fn}, name or op_def.type)
+    if outputs and _state.graph is not None:
+        attach_control_captures(outputs[0].op, [fn.graph])
     return list(outputs[:n])
 
 
@@ -279,6 +329,17 @@ def graph_output(graph: FuncGraph, leaf: Any) -> Optional[Any]:
     if isinstance(leaf, Tensor):
         return graph.capture(leaf)
     return convert_to_tensor(leaf)
+
+
+def note_variable_reads(sources: Sequence[Any]) -> None:
+    """Tapes recording around a cond/while see the variables its bodies read (the
+    bodies were traced with tapes paused), as a read in place would show them."""
+    tapes = _state.tapes
+    if tapes:
+        for source in sources:
+            if is_variable(source):
+                for tape in tapes:
+                    tape.variable_accessed(source)
 
 
 def union_captures(graphs: Sequence[FuncGraph]) -> Tuple[List[Any], List[Tuple[int, ...]]]:

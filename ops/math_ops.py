@@ -13,6 +13,7 @@ from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor import register_operator
+from ..framework.tensor_shape import broadcast_shapes
 from .complex_ops import conj, conj_if_complex, imag, real  # noqa: F401 (math_ops.conj, as in TF)
 from .constant_op import convert_to_tensor
 from .op_helpers import apply_binary, apply_unary, binary_operands
@@ -278,6 +279,28 @@ def not_equal(x: Any, y: Any, name: Optional[str] = None):
     return apply_binary(NOT_EQUAL, x, y, name)
 
 
+def tensor_equals(x: Any, y: Any) -> Any:
+    """Python `x == y` on tensors (TF2): elementwise Equal, False for None, and a
+    scalar False when the shapes cannot broadcast (TF's incompatible_shape_error=False)."""
+    return _value_comparison(EQUAL, x, y, False)
+
+
+def tensor_not_equals(x: Any, y: Any) -> Any:
+    """Python `x != y` on tensors (TF2): elementwise NotEqual; see `tensor_equals`."""
+    return _value_comparison(NOT_EQUAL, x, y, True)
+
+
+def _value_comparison(op_def: Any, x: Any, y: Any, incompatible: bool) -> Any:
+    if y is None:
+        return incompatible
+    x, y = binary_operands(op_def.type, x, y)
+    try:
+        broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return convert_to_tensor(incompatible)
+    return apply_binary(op_def, x, y)
+
+
 def less(x: Any, y: Any, name: Optional[str] = None):
     return apply_binary(LESS, x, y, name)
 
@@ -316,7 +339,8 @@ for _name, _func in [("add", add), ("subtract", subtract), ("multiply", multiply
                      ("logical_and", logical_and), ("logical_or", logical_or),
                      ("logical_xor", logical_xor), ("less", less), ("less_equal", less_equal),
                      ("greater", greater), ("greater_equal", greater_equal),
-                     ("equal", equal), ("not_equal", not_equal)]:
+                     ("equal", equal), ("not_equal", not_equal),
+                     ("tensor_equals", tensor_equals), ("tensor_not_equals", tensor_not_equals)]:
     register_operator(_name, _func)  # type: ignore[arg-type]  # mypy joins the signatures to `function`
 # `+ - *` straight to apply_binary (the hot operators: one Python frame less each).
 for _name, _op in [("add", ADD), ("subtract", SUB), ("multiply", MUL)]:

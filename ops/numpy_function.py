@@ -54,7 +54,7 @@ def _infer(inputs: Any, attrs: dict) -> list:
 
 # TensorFlow's op types: PyFunc (may have side effects) and PyFuncStateless.
 PY_FUNC = declare_op("PyFunc", _stateful_kernel, _infer, num_outputs=-1, stateful=True,
-                     grad_inputs=())
+                     grad_inputs=(), side_effects=True)
 PY_FUNC_STATELESS = declare_op("PyFuncStateless", _stateless_kernel, _infer, num_outputs=-1,
                                grad_inputs=())
 

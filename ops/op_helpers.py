@@ -35,6 +35,8 @@ def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
     elif not x_is and not y_is:
         x = convert_to_tensor(x)
         y = _operand(y, x.dtype)
+    if _state.graph is None and (type(x) is not EagerTensor or type(y) is not EagerTensor):
+        convert_to_tensor(x), convert_to_tensor(y)  # a graph tensor in eager mode: TypeError
     if x.dtype is not y.dtype:
         message = (f"cannot compute {op_type} as input #1(zero-based) was expected to be a "
                    f"{x.dtype.name} tensor but is a {y.dtype.name} tensor [Op:{op_type}]")

@@ -146,16 +146,17 @@ VAR_HANDLE = declare_op("VarHandleOp", _handle_kernel, _handle_infer, grad_input
 READ_VARIABLE = declare_op("ReadVariableOp", _read_kernel, _read_infer, stateful=True,
                            grad_inputs=())
 ASSIGN_VARIABLE = declare_op("AssignVariableOp", _assign_kernel, _no_outputs, stateful=True,
-                             num_outputs=0, grad_inputs=())
+                             num_outputs=0, grad_inputs=(), side_effects=True)
 ASSIGN_ADD_VARIABLE = declare_op("AssignAddVariableOp", _assign_add_kernel, _no_outputs,
-                                 stateful=True, num_outputs=0, grad_inputs=())
+                                 stateful=True, num_outputs=0, grad_inputs=(), side_effects=True)
 ASSIGN_SUB_VARIABLE = declare_op("AssignSubVariableOp", _assign_sub_kernel, _no_outputs,
-                                 stateful=True, num_outputs=0, grad_inputs=())
+                                 stateful=True, num_outputs=0, grad_inputs=(), side_effects=True)
 RESOURCE_SCATTER_ADD = declare_op("ResourceScatterAdd", _scatter_add_kernel, _no_outputs,
-                                  stateful=True, num_outputs=0, grad_inputs=())
+                                  stateful=True, num_outputs=0, grad_inputs=(), side_effects=True)
 RESOURCE_SCATTER_SUB = declare_op("ResourceScatterSub", _scatter_sub_kernel, _no_outputs,
-                                  stateful=True, num_outputs=0, grad_inputs=())
+                                  stateful=True, num_outputs=0, grad_inputs=(), side_effects=True)
 RESOURCE_SCATTER_UPDATE = declare_op("ResourceScatterUpdate", _scatter_update_kernel, _no_outputs,
-                                     stateful=True, num_outputs=0, grad_inputs=())
+                                     stateful=True, num_outputs=0, grad_inputs=(),
+                                     side_effects=True)
 VAR_IS_INITIALIZED = declare_op("VarIsInitializedOp", _is_initialized_kernel,
                                 _is_initialized_infer, stateful=True, grad_inputs=())

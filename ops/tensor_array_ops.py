@@ -14,12 +14,12 @@ element written. `concat` needs elements of equal leading dimension.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
 from ..eager import context
-from ..framework import dtypes
+from ..framework import dtypes, nest
 from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def import declare_op
@@ -398,6 +398,38 @@ def _row_indices(value: Tensor) -> Tensor:
     if n is not None:
         return constant(np.arange(n, dtype=np.int32))
     return creation_ops.range(gather(array_ops.shape(value), 0))
+
+
+# -- nested structures holding TensorArrays, as flat tensors (their flows) -------
+def flatten_with_flows(structure: Any) -> Tuple[list, list]:
+    """Flat tensors of a structure (a TensorArray as its flow tensors: loop vars,
+    cond results) and, per leaf, how many tensors it spans."""
+    flat, spans = [], []
+    for leaf in nest.flatten(structure):
+        flows = getattr(leaf, "flow_tensors", None)
+        if flows is not None:
+            tensors = flows()
+            flat.extend(tensors)
+            spans.append(len(tensors))
+        else:
+            flat.append(leaf)
+            spans.append(0)
+    return flat, spans
+
+
+def pack_with_flows(structure: Any, flat: list) -> Any:
+    """`structure` rebuilt from `flatten_with_flows`-style tensors."""
+    leaves, i = [], 0
+    for leaf in nest.flatten(structure):
+        flows = getattr(leaf, "flow_tensors", None)
+        if flows is not None:
+            n = len(flows())
+            leaves.append(leaf.with_flows(flat[i:i + n]))
+            i += n
+        else:
+            leaves.append(flat[i])
+            i += 1
+    return nest.pack_sequence_as(structure, leaves)
 
 
 __all__ = ["TensorArray"]

@@ -6,16 +6,25 @@ from typing import Any, Optional
 import numpy as np
 
 from ..eager.eager_tensor import EagerTensor
+from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, unknown_shape
 
 
 def constant_value(tensor: Any) -> Optional[np.ndarray]:
-    """The value of `tensor` if it is known without running anything, else None."""
+    """The value of `tensor` if it is known without running anything, else None.
+
+    Sees through identities and through a function graph's captures of outer
+    constants (a cond/while body reading a shape defined outside it)."""
+    tensor = _through_captures(tensor)
     if isinstance(tensor, EagerTensor):
         return np.asarray(tensor.array)
     op = getattr(tensor, "op", None)
     if op is None:
         return None
+    if op.type == "ConcatV2":  # e.g. concat([[5], shape], 0) of constant shapes
+        parts = [p for p in (constant_value(t) for t in op.inputs) if p is not None and p.ndim]
+        if len(parts) == len(op.inputs):
+            return np.concatenate(parts, axis=op.attrs["axis"])
     if op.type == "Const":
         return op.attrs["value"]
     if op.type == "Shape":
@@ -39,12 +48,30 @@ def constant_value(tensor: Any) -> Optional[np.ndarray]:
     return None
 
 
+def _through_captures(tensor: Any) -> Any:
+    """The value an Identity or a capture placeholder stands for (iteratively)."""
+    while True:
+        op = getattr(tensor, "op", None)
+        if op is None:
+            return tensor
+        if op.type == "Identity":
+            tensor = op.inputs[0]
+        elif op.type == "Placeholder" and op.graph.building_function:
+            source = op.graph.capture_source(tensor)
+            if not isinstance(source, Tensor):
+                return tensor  # an argument, or a variable's handle
+            tensor = source
+        else:
+            return tensor
+
+
 def shape_from_tensor(tensor: Any) -> TensorShape:
     """The static shape a 1-D shape tensor describes (unknown entries as None)."""
     value = constant_value(tensor)
     if value is not None:
         return TensorShape(tuple(None if d < 0 else int(d) for d in value.reshape(-1)))
     length = tensor.shape[0] if tensor.shape.rank == 1 else None
+    tensor = _through_captures(tensor)
     op = tensor.op
     if op.type == "Pack":
         return TensorShape(tuple(_scalar_or_none(t) for t in op.inputs))

@@ -20,12 +20,15 @@ from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..eager.execute import record
 from ..framework import dtypes
+from ..framework.func_graph import init_scope
 from ..framework.graph import run_in_default_session
-from ..framework.tensor import Tensor, new_tensor_id
+from ..framework.tensor import Reference, Tensor, call_operator, new_tensor_id
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_ops
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
+from .function_variables import (DeferredInitialValue, check_creation, lifted_initial_value,
+                                 record_created)
 from .resource_variable_ops import (ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE,
                                     READ_VARIABLE, RESOURCE_SCATTER_ADD, RESOURCE_SCATTER_SUB,
                                     RESOURCE_SCATTER_UPDATE,
@@ -112,6 +115,19 @@ class Variable(metaclass=VariableMetaclass):
                  validate_shape: bool = True, **unused: Any) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
+        graph = _state.graph
+        if graph is not None and graph.building_function and check_creation(graph):
+            with init_scope():  # a dg.function's first trace: the variable lives outside
+                lifted = lifted_initial_value(graph, initial_value)
+                if isinstance(lifted, DeferredInitialValue):  # set by the first call
+                    shape = lifted.tensor.shape if shape is None else shape
+                    initial_value = lifted.placeholder_value()
+                else:
+                    initial_value = lifted
+                # this class's own __init__ again, now outside the function being traced
+                self.__init__(initial_value, trainable, name, dtype, shape, validate_shape)  # type: ignore[misc]
+            record_created(graph, self, lifted)
+            return
         if callable(initial_value):
             initial_value = initial_value()
         self._trainable = bool(trainable)
@@ -390,12 +406,34 @@ class Variable(metaclass=VariableMetaclass):
     def __gt__(self, other): return self.value() > other
     def __ge__(self, other): return self.value() >= other
 
-    # Variables are identified by identity (Sessions and tapes key on them).
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
+    # TF2: eagerly and inside functions traced from eager mode variables compare
+    # by value and are unhashable; in a v1 Graph (and its functions) by identity. (The library keys on id(variable).)
+    def __eq__(self, other: Any) -> Any:
+        if _tf2_semantics():
+            return call_operator("tensor_equals", self.value(), other)
+        return self is other
 
-    def ref(self) -> "Variable":
-        return self
+    def __ne__(self, other: Any) -> Any:
+        if _tf2_semantics():
+            return call_operator("tensor_not_equals", self.value(), other)
+        return self is not other
+
+    def __hash__(self) -> int:
+        if _tf2_semantics():
+            raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key. "
+                            f"(Variable: {self._name})")
+        return id(self)
+
+    def ref(self) -> Reference:
+        """A hashable reference (`.deref()` gives the variable back)."""
+        return Reference(self)
+
+
+def _tf2_semantics() -> bool:
+    """Executing eagerly, or tracing a function from eager mode (TF's
+    executing_eagerly_outside_functions): value equality, no hashing."""
+    graph = _state.graph
+    return graph is None or graph.value_equality
 
 
 def _declared_shape(value_shape: TensorShape, shape: Any, validate_shape: bool) -> TensorShape:

@@ -11,22 +11,27 @@ number of iterations.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional
 
 import numpy as np
 
 from ..eager import context
+from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
-from ..framework.func_graph import FuncGraph, capture_value, tracing
+from ..framework.func_graph import (FuncGraph, attach_control_captures, capture_value, tracing,
+                                    unique_graph_name)
 from ..framework.graph import SymbolicTensor
 from ..framework.op_def import declare_op
 from ..framework.registry import gradients_accepting_none
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
+from .cond_ops import Untaken
+from .tensor_array_ops import flatten_with_flows, pack_with_flows
+from .array_ops import identity, squeeze, stop_gradient
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
 from .graph_function import (ALL_INDICES, GraphFunction, graph_output, is_constant,
-                             needs_gradient, union_captures)
+                             needs_gradient, note_variable_reads, union_captures)
 
 _state = context.state
 
@@ -38,9 +43,42 @@ def _empty_stack(dtype: Any, shape: TensorShape) -> np.ndarray:
     return np.zeros(dims, dtype.as_numpy_dtype)
 
 
-def _while_kernel(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction,
-                  n_vars: int, has_max: bool, cond_inputs: tuple, body_inputs: tuple,
-                  var_specs: tuple, acc_specs: tuple) -> list:
+def _stack(values: list) -> np.ndarray:
+    """The per-iteration values of one accumulator as one array; values of a cond
+    branch not taken in some iteration become zeros shaped like the others."""
+    if any(type(v) is Untaken for v in values):
+        shaped = next((v for v in values if type(v) is not Untaken), None)
+        if shaped is None:
+            return np.stack([np.asarray(v) for v in values])
+        values = [np.zeros_like(shaped) if type(v) is Untaken else v for v in values]
+    first = np.shape(values[0])
+    if any(np.shape(v) != first for v in values):
+        values = _padded(values)
+    return np.stack(values)
+
+
+def _padded(values: list) -> list:
+    """Values of one rank zero-padded at the end of each axis to a common shape: the
+    per-iteration stacks of an inner loop run a different number of times per outer
+    iteration; its backward reads only the first `count` rows of each."""
+    ranks = {np.ndim(v) for v in values}
+    if len(ranks) != 1:
+        return values  # np.stack names the mismatch
+    target = np.max([np.shape(v) for v in values], axis=0)
+    return [np.pad(v, [(0, t - d) for t, d in zip(target, np.shape(v), strict=True)]) for v in values]
+
+
+def _while_kernel(resources: Any, *arrays: Any, **attrs: Any) -> list:
+    return with_stack_room(_run_loop, resources, arrays, attrs)  # loops nest: any depth
+
+
+def _run_loop(resources: Any, arrays: tuple, attrs: dict) -> list:
+    return _loop(resources, *arrays, **attrs)
+
+
+def _loop(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction,
+          n_vars: int, has_max: bool, cond_inputs: tuple, body_inputs: tuple,
+          var_specs: tuple, acc_specs: tuple) -> list:
     values = list(arrays[:n_vars])
     rest = arrays[n_vars:]
     limit = None
@@ -58,7 +96,7 @@ def _while_kernel(resources: Any, *arrays: Any, cond: GraphFunction, body: Graph
         for acc, value in zip(accs, outs[n_vars:], strict=True):
             acc.append(value)
         count += 1
-    stacks = [np.stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs, strict=True)]
+    stacks = [_stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs, strict=True)]
     return values + [np.array(count, np.int32)] + stacks
 
 
@@ -72,37 +110,12 @@ def _while_infer(inputs: Any, attrs: dict) -> list:
 
 WHILE = declare_op("While", _while_kernel, _while_infer, num_outputs=-1, stateful=True,
                    grad_inputs=None, grad_outputs=None)
+# The same op when neither cond nor body holds a stateful op (TF's op type for it).
+STATELESS_WHILE = declare_op("StatelessWhile", _while_kernel, _while_infer, num_outputs=-1,
+                             stateful=True, is_stateful=False, grad_inputs=None,
+                             grad_outputs=None)
 gradients_accepting_none[WHILE.type] = ALL_INDICES
-
-
-# -- loop variables: nested structures, TensorArrays as their flow tensors -----
-def _flatten_vars(structure: Any) -> Tuple[list, list]:
-    """Flat tensors of the loop vars and, per leaf, how many tensors it spans."""
-    flat, spans = [], []
-    for leaf in nest.flatten(structure):
-        flows = getattr(leaf, "flow_tensors", None)
-        if flows is not None:
-            tensors = flows()
-            flat.extend(tensors)
-            spans.append(len(tensors))
-        else:
-            flat.append(leaf)
-            spans.append(0)
-    return flat, spans
-
-
-def _pack_vars(structure: Any, flat: list) -> Any:
-    leaves, i = [], 0
-    for leaf in nest.flatten(structure):
-        flows = getattr(leaf, "flow_tensors", None)
-        if flows is not None:
-            n = len(flows())
-            leaves.append(leaf.with_flows(flat[i:i + n]))
-            i += n
-        else:
-            leaves.append(flat[i])
-            i += 1
-    return nest.pack_sequence_as(structure, leaves)
+gradients_accepting_none[STATELESS_WHILE.type] = ALL_INDICES
 
 
 def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[TensorShape]:
@@ -131,13 +144,18 @@ def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[Tenso
 def _check_iteration(flat_in: list, invariants: List[TensorShape], flat_out: list) -> None:
     for k, (before, shape, after) in enumerate(zip(flat_in, invariants, flat_out, strict=True)):
         if after.dtype != before.dtype:
-            raise TypeError(f"Loop variable {k} enters the loop with dtype {before.dtype.name}, "
-                            f"but has dtype {after.dtype.name} after one iteration.")
+            raise TypeError(f"Loop var {_var_name(before, k)} enters the loop with type <dtype: "
+                            f"'{before.dtype.name}'> but has type <dtype: '{after.dtype.name}'>"
+                            " after 1 iteration.")
         if not shape.is_compatible_with(after.shape):
             raise ValueError(f"Loop variable {k} enters the loop with shape {shape}, but has "
                              f"shape {after.shape} after one iteration. To allow the shape to "
                              "vary across iterations, use the `shape_invariants` argument of "
                              "dg.while_loop to specify a less-specific shape.")
+
+
+def _var_name(tensor: Any, k: int) -> str:
+    return getattr(tensor, "name", None) or str(k)  # graph tensors by name (TF's message)
 
 
 def _convert_vars(loop_vars: Any) -> Any:
@@ -181,36 +199,49 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise ValueError("No loop variables provided")
     loop_vars = _convert_vars(loop_vars)
     if _state.graph is None:
-        return _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args)
-    return _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args,
-                       name or "while")
+        result = _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations,
+                             as_args)
+    else:
+        result = _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations,
+                             as_args, name or "while")
+    if not back_prop:  # TF: the results carry no gradient
+        result = nest.map_structure(_no_gradient, result)
+    return result
+
+
+def _no_gradient(leaf: Any) -> Any:
+    return stop_gradient(leaf) if isinstance(leaf, Tensor) else leaf
 
 
 def _eager_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args):
-    flat, _ = _flatten_vars(loop_vars)
+    flat, _ = flatten_with_flows(loop_vars)
     invariants = _invariants(loop_vars, flat, shape_invariants)
     limit = None if maximum_iterations is None else int(maximum_iterations)
     count = 0
     while (limit is None or count < limit) and bool(_call(cond, loop_vars, as_args)):
         result = _normalize(_call(body, loop_vars, as_args), loop_vars, as_args)
-        _check_iteration(flat, invariants, _flatten_vars(result)[0])
+        _check_iteration(flat, invariants, flatten_with_flows(result)[0])
         loop_vars = result
         count += 1
     return loop_vars
 
 
-def _trace_body(name: str, fn: Callable, loop_vars: Any, specs: list, as_args: bool):
+def _trace_body(name: str, fn: Callable, loop_vars: Any, specs: list, as_args: bool,
+                is_cond: bool = False):
     graph = FuncGraph(name, outer_graph=_state.graph)
     with tracing(graph):
         placeholders = [graph.add_input(dtype, shape, "loop_var") for dtype, shape in specs]
-        packed = _pack_vars(loop_vars, placeholders)
+        packed = pack_with_flows(loop_vars, placeholders)
         result = _call(fn, packed, as_args)
-        if name.endswith("cond"):
-            flat = [graph_output(graph, convert_to_tensor(result))]
+        if is_cond:
+            pred = convert_to_tensor(result)
+            if pred.shape.rank != 0:  # as TF's while_v2: a one-element pred is squeezed
+                pred = squeeze(pred)
+            flat = [graph_output(graph, pred)]
             result = loop_vars
         else:
             result = _normalize(result, loop_vars, as_args)
-            flat = [graph_output(graph, t) for t in _flatten_vars(result)[0]]
+            flat = [graph_output(graph, t) for t in flatten_with_flows(result)[0]]
     graph.outputs = flat
     return graph, flat, result
 
@@ -234,7 +265,8 @@ def missing_accumulators(body: GraphFunction, n_vars: int, extras: list) -> list
                 or is_constant(value):
             continue
         j = body.input_index(value)
-        if (j is not None and j >= n_vars) or id(value) in have:
+        if (j is not None and j >= n_vars) or id(value) in have \
+                or body.late_capture(value) is not None:
             continue  # a loop invariant, or already accumulated
         have.add(id(value))
         missing.append(value)
@@ -246,17 +278,21 @@ def _trainable(tensor: Any) -> bool:
 
 
 def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args, name):
-    flat, _ = _flatten_vars(loop_vars)
+    flat, _ = flatten_with_flows(loop_vars)
     invariants = _invariants(loop_vars, flat, shape_invariants)
     specs = [(t.dtype, shape) for t, shape in zip(flat, invariants, strict=True)]
-    cond_graph, cond_flat, _ = _trace_body("while_cond", cond, loop_vars, specs, as_args)
+    prefix = f"{_state.graph.unique_name(name, mark_as_used=False).replace('/', '_')}"
+    cond_graph, cond_flat, _ = _trace_body(unique_graph_name(prefix + "_cond"), cond, loop_vars,
+                                           specs, as_args, is_cond=True)
     pred = cond_flat[0]
     if pred.dtype != dtypes.bool_ or pred.shape.rank not in (None, 0):
         raise TypeError(f"cond of dg.while_loop must return a scalar bool tensor, got "
                         f"{pred.dtype.name} of shape {pred.shape}")
-    body_graph, body_flat, body_result = _trace_body("while_body", body, loop_vars, specs, as_args)
+    body_graph, body_flat, body_result = _trace_body(unique_graph_name(prefix + "_body"), body,
+                                                     loop_vars, specs, as_args)
     _check_iteration(flat, invariants, body_flat)
     sources, (cond_idx, body_idx) = union_captures([cond_graph, body_graph])
+    note_variable_reads(sources)
     inputs = list(flat)
     if maximum_iterations is not None:
         inputs.append(convert_to_tensor(maximum_iterations, dtype=dtypes.int32))
@@ -270,12 +306,17 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
              "has_max": maximum_iterations is not None, "cond_inputs": cond_idx,
              "body_inputs": body_idx, "var_specs": tuple(specs),
              "acc_specs": tuple((t.dtype, t.shape) for t in body_fn.outputs[n_vars:])}
-    outs = apply_op(WHILE, inputs, attrs, name)
+    op_def = WHILE if cond_fn.is_stateful or body_fn.is_stateful else STATELESS_WHILE
+    outs = apply_op(op_def, inputs, attrs, name)
+    attach_control_captures(outs[0].op, [cond_graph, body_graph])
     for out, shape, after in zip(outs[:n_vars], invariants, body_flat, strict=True):
         if shape.rank is None and after.shape.rank is not None:
             # a TensorArray buffer of unknown element shape takes the written one
             out.set_shape(after.shape)
-    return _pack_vars(body_result, list(outs[:n_vars]))  # TensorArrays keep the body's shapes
+    results = list(outs[:n_vars])
+    if not _state.graph.building_function:  # v1 graphs fetch Identity ops (as TF)
+        results = [identity(t) for t in results]
+    return pack_with_flows(body_result, results)  # TensorArrays keep the body's shapes
 
 
 __all__ = ["while_loop"]

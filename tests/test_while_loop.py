@@ -96,7 +96,7 @@ def test_backward_accumulates_only_what_it_reads():
         x = dg.placeholder(dg.float64, [3])
         _, y = dg.while_loop(lambda i, y: i < 5,
                              lambda i, y: (i + 1, dg.sin(y) * x + dg.cos(x)), (0, x))
-        (loop,) = [op for op in graph.get_operations() if op.type == "While"]
+        (loop,) = [op for op in graph.get_operations() if op.type == "StatelessWhile"]
         assert len(loop.outputs) == 3  # i, y, iteration count: nothing accumulated yet
         (g,) = dg.gradients(dg.reduce_sum(y), x)
         # Sin's gradient reads y at each iteration start, Mul's reads sin(y); x and

@@ -15,18 +15,24 @@ from ..ops.variables import Variable
 from .lifting import outside_functions
 
 
+def _key(variable: Any, slot_name: str) -> Tuple[Any, str]:
+    """Variables are unhashable in TF2 contexts: key on their `.ref()`."""
+    ref = getattr(variable, "ref", None)
+    return (ref() if ref is not None else variable, slot_name)
+
+
 class SlotRegistry:
-    """{(model variable, slot name): slot variable}, in creation order."""
+    """{(model variable's ref, slot name): slot variable}, in creation order."""
 
     def __init__(self) -> None:
-        self._slots: Dict[Tuple[Variable, str], Variable] = {}
-        self._deferred: Dict[Tuple[Variable, str], np.ndarray] = {}
+        self._slots: Dict[Tuple[Any, str], Variable] = {}
+        self._deferred: Dict[Tuple[Any, str], np.ndarray] = {}
 
     def create(self, variable: Variable, slot_name: str, initial: Callable[[], Any],
                name: str) -> Variable:
         """The slot `slot_name` of `variable`, created (once) from `initial()` or a
         deferred restored value."""
-        key = (variable, slot_name)
+        key = _key(variable, slot_name)
         slot = self._slots.get(key)
         if slot is not None:
             return slot
@@ -38,21 +44,26 @@ class SlotRegistry:
         return slot
 
     def get(self, variable: Any, slot_name: str) -> Optional[Variable]:
-        return self._slots.get((variable, slot_name))
+        return self._slots.get(_key(variable, slot_name))
 
     def names_of(self, variable: Any) -> List[str]:
-        return [name for (var, name) in self._slots if var is variable]
+        return [name for (ref, name) in self._slots if _deref(ref) is variable]
 
     def triples(self) -> List[Tuple[Variable, str, Variable]]:
-        return [(var, name, slot) for (var, name), slot in self._slots.items()]
+        return [(_deref(ref), name, slot) for (ref, name), slot in self._slots.items()]
 
     def defer(self, variable: Variable, slot_name: str, value: Any) -> None:
         """Initialise the slot with `value` when it is created; assign now if it exists."""
-        slot = self._slots.get((variable, slot_name))
+        slot = self._slots.get(_key(variable, slot_name))
         if slot is not None:
             slot.assign(value)
             return
-        self._deferred[(variable, slot_name)] = np.asarray(value)
+        self._deferred[_key(variable, slot_name)] = np.asarray(value)
+
+
+def _deref(ref: Any) -> Any:
+    deref = getattr(ref, "deref", None)
+    return deref() if deref is not None else ref
 
 
 __all__ = ["SlotRegistry"]

@@ -10,6 +10,15 @@ from .spec import OpSpec, inputs, normal
 _sin_x = dg.function(lambda x: dg.sin(x) * x)
 
 
+def _stateful_zero(x):
+    """0 from a stateful (random) op: makes the enclosing call/If/While stateful
+    (StatefulPartitionedCall/If/While, as in TF) without changing any value."""
+    return 0.0 * dg.reduce_sum(dg.random.uniform([1], dtype=x.dtype))
+
+
+_stateful_sin_x = dg.function(lambda x: dg.sin(x) * x + _stateful_zero(x))
+
+
 def _np_loop(x):
     y = x
     for _ in range(3):
@@ -33,6 +42,25 @@ def _np_scatter_rows(v):
 ROWS = [
     OpSpec("function_call", _sin_x, lambda x: np.sin(x) * x, inputs(normal(2, 3)),
            op_types=("PartitionedCall",)),
+    OpSpec("stateful_function_call", _stateful_sin_x, lambda x: np.sin(x) * x,
+           inputs(normal(2, 3)), op_types=("StatefulPartitionedCall",)),
+    OpSpec("cond_stateful_branch",
+           lambda x: dg.cond(dg.reduce_sum(x) > -100.0, lambda: x * x + _stateful_zero(x),
+                             lambda: dg.sin(x)),
+           lambda x: x * x, inputs(normal(3))),
+    OpSpec("while_loop_stateful_body",
+           lambda x: dg.while_loop(lambda i, y: i < 3,
+                                   lambda i, y: (i + 1, dg.sin(y) * x + _stateful_zero(x)),
+                                   (0, x))[1],
+           _np_loop, inputs(normal(2, 2))),
+    OpSpec("switch_case",
+           lambda x: dg.switch_case(dg.constant(1), [lambda: dg.sin(x), lambda: x * x,
+                                                     lambda: dg.exp(x)]),
+           lambda x: x * x, inputs(normal(3))),
+    OpSpec("switch_case_stateful_branch",
+           lambda x: dg.switch_case(dg.constant(5), [lambda: dg.sin(x)],
+                                    default=lambda: x * x + _stateful_zero(x)),
+           lambda x: x * x, inputs(normal(3))),
     OpSpec("cond_true", lambda x: dg.cond(dg.reduce_sum(x) > -100.0, lambda: x * x,
                                           lambda: dg.sin(x)),
            lambda x: x * x, inputs(normal(3))),

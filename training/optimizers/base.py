@@ -78,7 +78,7 @@ class Optimizer:
         self.loss_scale_factor = loss_scale_factor
         self.built = False
         self._slots = SlotRegistry()
-        self._variable_index: Dict[Variable, int] = {}
+        self._variable_index: Dict[Any, int] = {}  # by variable.ref(): unhashable in TF2
         self._exclude_ids: set = set()
         self._exclude_pattern: Optional[Any] = None
         self._step_ops: List[Any] = []
@@ -168,7 +168,7 @@ class Optimizer:
             return
         with outside_functions(), name_scope(self.name):
             for index, variable in enumerate(var_list):
-                self._variable_index[variable] = index
+                self._variable_index[variable.ref()] = index
                 for slot_name in self.slot_names_for(variable):
                     self._make_slot(variable, slot_name)
             self._build_extra(var_list)
@@ -217,7 +217,7 @@ class Optimizer:
         return made[0] if isinstance(name, str) else made
 
     def _get_variable_index(self, variable: Variable) -> int:
-        return self._variable_index[variable]
+        return self._variable_index[variable.ref()]
 
     def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
         """Keras's per-variable hook for subclasses; the built-ins give `_rule` instead."""
@@ -280,14 +280,14 @@ class Optimizer:
                 raise ValueError("When passing `grads` without `variables`, the optimizer must "
                                  "already be built on a list of variables. Call "
                                  "`optimizer.build(trainable_variables)` first. ")
-            trainable_variables = list(self._variable_index)
+            trainable_variables = [ref.deref() for ref in self._variable_index]
         trainable_variables = list(trainable_variables)
         if not self.built:
             with outside_functions(), name_scope(self.name):
                 self.build(trainable_variables)
             self.built = True
         for variable in trainable_variables:
-            if variable not in self._variable_index:
+            if variable.ref() not in self._variable_index:
                 raise ValueError(f"Unknown variable: {variable}. This optimizer can only be "
                                  "called for the variables it was originally built with. When "
                                  "working with a new set of variables, you should recreate a "
