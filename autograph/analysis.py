@@ -12,7 +12,7 @@ test runs) for the control-flow conversion.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, List, Optional, Set
+from typing import Any, Iterable, List, Optional, Set
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
            ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -103,7 +103,7 @@ def declared(scope: ast.AST, kind: type) -> Set[str]:
     stack = list(ast.iter_child_nodes(scope))
     while stack:
         node = stack.pop()
-        if isinstance(node, kind):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and isinstance(node, kind):
             found.update(node.names)
         if not isinstance(node, _SCOPES):
             stack.extend(ast.iter_child_nodes(node))
@@ -133,6 +133,13 @@ def _killed(live: Set[str], assigned: Set[str]) -> Set[str]:
         s.startswith(a) and s[len(a)] in ".[" for a in assigned if len(a) < len(s))}
 
 
+def _annotate(node: Any, live_out: Set[str], live_head: Optional[Set[str]] = None) -> None:
+    """Stores what the control-flow conversion reads on an If/While/For node."""
+    node.ag_live_out = set(live_out)
+    if live_head is not None:
+        node.ag_live_head = live_head
+
+
 class Liveness:
     """Annotates If/While/For nodes of one scope with the names live after them."""
 
@@ -142,9 +149,10 @@ class Liveness:
             live = self.statement(stmt, live)
         return live
 
-    def statement(self, stmt: ast.stmt, live: Set[str]) -> Set[str]:
+    def statement(self, stmt: Any, live: Set[str]) -> Set[str]:
+        """The names live before `stmt` (annotating If/While/For nodes on the way)."""
         if isinstance(stmt, ast.If):
-            stmt.ag_live_out = set(live)
+            _annotate(stmt, live)
             return read_names(stmt.test) | self.block(stmt.body, live) | \
                 self.block(stmt.orelse, live)
         if isinstance(stmt, ast.While):
@@ -154,7 +162,7 @@ class Liveness:
                 if new == head:
                     break
                 head = new
-            stmt.ag_live_out, stmt.ag_live_head = set(live), head
+            _annotate(stmt, live, head)
             return head
         if isinstance(stmt, ast.For):
             return self._for(stmt, live)
@@ -177,7 +185,7 @@ class Liveness:
             return (live - {stmt.name}) | read_names(stmt)
         return _killed(live, definitely_assigned([stmt])) | read_names(stmt)
 
-    def _for(self, stmt: ast.For, live: Set[str]) -> Set[str]:
+    def _for(self, stmt: Any, live: Set[str]) -> Set[str]:
         extra = getattr(stmt, "ag_extra_test", None)
         extra_reads = set() if extra is None else read_names(extra)
         targets = assigned_names([stmt.target], composites=True)
@@ -188,5 +196,5 @@ class Liveness:
             if new == head:
                 break
             head = new
-        stmt.ag_live_out, stmt.ag_live_head = set(live), head
+        _annotate(stmt, live, head)
         return head | read_names(stmt.iter)

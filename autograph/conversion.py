@@ -28,7 +28,7 @@ from ..ops.cond_ops import cond
 from ..ops.functional_ops import map_fn, scan
 from ..ops.while_loop_ops import while_loop
 from . import operators
-from .transformer import AG, Namer, all_names, convert_function_def
+from .transformer import AG, Namer, all_names, convert_function_def, function_def
 
 _log = logging.getLogger("duograd.autograph")
 
@@ -73,7 +73,7 @@ def convert(fn: Any) -> Any:
     if isinstance(fn, types.FunctionType):
         return _convert_function(fn) if is_user_function(fn) else fn
     if callable(fn) and not isinstance(fn, type):
-        call = getattr(type(fn), "__call__", None)  # noqa: B004 - fetches the method, not a callable() test
+        call = inspect.getattr_static(type(fn), "__call__", None)
         if isinstance(call, types.FunctionType) and is_user_function(call):
             return types.MethodType(_convert_function(call), fn)
     return fn
@@ -115,11 +115,7 @@ def _bind(fn: types.FunctionType, code: types.CodeType) -> types.FunctionType:
     closure = tuple(_AG_CELL if name == AG else cells[name] for name in code.co_freevars)
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     new.__kwdefaults__ = fn.__kwdefaults__
-    new.__qualname__ = fn.__qualname__
-    new.__module__ = fn.__module__
-    new.__doc__ = fn.__doc__
-    new.__dict__.update(fn.__dict__)
-    new.__wrapped__ = fn
+    functools.update_wrapper(new, fn)  # names, docstring, __dict__, __wrapped__
     return new
 
 
@@ -155,6 +151,7 @@ def _parse(fn: types.FunctionType) -> ast.FunctionDef:
         return _parse_lambda(fn.__code__)
     source = inspect.getsource(fn.__code__)  # the code's own source, not a __wrapped__ one
     first = fn.__code__.co_firstlineno
+    tree: Any
     try:
         tree = ast.parse(textwrap.dedent(source))
         offset = first - 1
@@ -162,12 +159,12 @@ def _parse(fn: types.FunctionType) -> ast.FunctionDef:
         tree = ast.parse("if 1:\n" + source)
         tree.body = tree.body[0].body
         offset = first - 2
-    node = tree.body[0] if tree.body else None
     ast.increment_lineno(tree, offset)
-    start = node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else \
-        getattr(node, "lineno", None)
-    if not isinstance(node, ast.FunctionDef) or node.name != fn.__code__.co_name \
-            or start != first:
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, ast.FunctionDef) or node.name != fn.__code__.co_name:
+        raise ValueError(f"the source found for {fn.__qualname__} is not its definition")
+    start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    if start != first:
         raise ValueError(f"the source found for {fn.__qualname__} is not its definition")
     return node
 
@@ -182,22 +179,22 @@ def _parse_lambda(code: types.CodeType) -> ast.FunctionDef:
         indent = min(len(line) - len(line.lstrip()) for line in lines if line.strip())
         tree = ast.parse(textwrap.dedent("".join(lines)))
         ast.increment_lineno(tree, code.co_firstlineno - 1)
-    where = [(line, col) for line, end_line, col, end_col in code.co_positions()
+    positions = getattr(code, "co_positions", None)  # Python 3.11+
+    if positions is None:
+        raise ValueError("lambdas are converted from Python 3.11 on")
+    where = [(line, col) for line, end_line, col, end_col in positions()
              if line is not None and col is not None and (end_line, end_col) > (line, col)]
     found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
              and where and all(_contains(node, w, indent) for w in where)]
     if len(found) != 1:
         raise ValueError(f"could not find the source of the lambda at line "
                          f"{code.co_firstlineno}")
-    fields: Dict[str, Any] = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-    node = ast.FunctionDef(name="__ag_lambda", args=found[0].args,
-                           body=[ast.copy_location(ast.Return(value=found[0].body),
-                                                   found[0].body)],
-                           decorator_list=[], returns=None, **fields)
+    node = function_def("__ag_lambda", found[0].args,
+                        [ast.copy_location(ast.Return(value=found[0].body), found[0].body)])
     return ast.copy_location(node, found[0])
 
 
-def _contains(node: ast.AST, where: tuple, indent: int) -> bool:
+def _contains(node: Any, where: tuple, indent: int) -> bool:
     """True when the (line, column) `where` of the original file lies inside `node`."""
     start = (node.lineno, node.col_offset + indent)
     end = (node.end_lineno, node.end_col_offset + indent)
@@ -222,11 +219,9 @@ def _factory(node: ast.FunctionDef, freevars: tuple) -> ast.FunctionDef:
                         value=ast.Constant(value=None)) for name in (AG,) + tuple(freevars)]
     args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
-    fields: Dict[str, Any] = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-    factory = ast.FunctionDef(name="__ag_factory", args=args,
-                              body=cells + [node, ast.Return(value=ast.Name(id=node.name,
-                                                                            ctx=ast.Load()))],
-                              decorator_list=[], returns=None, **fields)
+    factory = function_def("__ag_factory", args,
+                           cells + [node, ast.Return(value=ast.Name(id=node.name,
+                                                                    ctx=ast.Load()))])
     for stmt in cells + [factory]:
         ast.copy_location(stmt, node)
     return factory

@@ -12,7 +12,7 @@ while_loop state like any other variable.
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.While, ast.For)
@@ -35,7 +35,7 @@ def _guard(body: List[ast.stmt], flag: str, ref: ast.AST) -> ast.stmt:
     return ast.copy_location(ast.If(test=_not(flag), body=body, orelse=[]), ref)
 
 
-def _contains(stmts: Sequence[ast.stmt], kind: type, into_loops: bool) -> bool:
+def _contains(stmts: Sequence[ast.AST], kind: type, into_loops: bool) -> bool:
     """True when a `kind` statement occurs in `stmts` (not in nested scopes, and in
     nested loops only when `into_loops`)."""
     stack: List[ast.AST] = list(stmts)
@@ -183,12 +183,13 @@ class ReturnLowering:
                 stmt.orelse, om, od = self.block(stmt.orelse)
                 may, definite = bm or om, bd and od
             elif isinstance(stmt, _LOOPS):
-                stmt.body, may, _ = self.block(stmt.body)
+                loop: Any = stmt  # carries the `ag_extra_test` annotation
+                loop.body, may, _ = self.block(loop.body)
                 if may:
-                    if isinstance(stmt, ast.While):
-                        stmt.test = _and_not(stmt.test, self.do_return)
+                    if isinstance(loop, ast.While):
+                        loop.test = _and_not(loop.test, self.do_return)
                     else:
-                        stmt.ag_extra_test = _and_not(getattr(stmt, "ag_extra_test", None),
+                        loop.ag_extra_test = _and_not(getattr(loop, "ag_extra_test", None),
                                                       self.do_return)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 stmt.body, may, definite = self.block(stmt.body)

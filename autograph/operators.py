@@ -134,10 +134,10 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
         def run() -> tuple:
             set_state(init)
             fn()
-            outs = _branch_outputs(get_state()[:nouts], names[:nouts], label)
+            outs = _branch_outputs(get_state()[:nouts], names, label)
             done[label] = outs
             if len(done) == 2:
-                _check_branches(done["main"], done["else"], names[:nouts])
+                _check_branches(done["main"], done["else"], names)
             return outs
         return run
 
@@ -147,7 +147,7 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
 
 def _branch_outputs(values: Sequence[Any], names: Sequence[str], label: str) -> tuple:
     outs = []
-    for name, value in zip(names, values, strict=True):
+    for name, value in zip(names, values, strict=False):
         if isinstance(value, UndefinedReturnValue):
             raise ValueError(f"the {label} branch must also have a return statement.")
         if isinstance(value, Undefined):
@@ -159,7 +159,7 @@ def _branch_outputs(values: Sequence[Any], names: Sequence[str], label: str) -> 
 
 
 def _check_branches(main: tuple, orelse: tuple, names: Sequence[str]) -> None:
-    for name, a, b in zip(names, main, orelse, strict=True):
+    for name, a, b in zip(names, main, orelse, strict=False):
         try:
             nest.assert_same_structure(a, b)
         except ValueError as error:
@@ -297,7 +297,7 @@ def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[
                     set_state: Callable[[tuple], None], probe: Callable[[], None]) -> List[Any]:
     """Loop variables as tensors; undefined ones take the dtype and shape the body gives
     them (traced once in a scratch graph), starting from zeros, as TF's AutoGraph does."""
-    for _name, value in zip(names, init, strict=True):
+    for value in init:
         if isinstance(value, UndefinedReturnValue):
             raise NotImplementedError(
                 "a return statement cannot be placed inside this TensorFlow loop; this may "

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any, List, Optional, Sequence, Set
 
 from . import analysis
 from .lowering import JumpLowering, ReturnLowering, needs_return_lowering
@@ -40,16 +40,26 @@ def _thunk(expr: ast.expr) -> ast.Lambda:
     return ast.Lambda(args=args, body=expr)
 
 
-def _place(nodes: Sequence[ast.AST], ref: ast.AST) -> None:
+def _place(nodes: Sequence[ast.AST], ref: Any) -> None:
     """Gives generated nodes (and their unplaced children) the location of `ref`."""
     if not hasattr(ref, "lineno"):
         return  # `ref` is generated too: ast.fix_missing_locations places both
     for node in nodes:
+        sub: Any
         for sub in ast.walk(node):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 # one line: Python reports a call at the line its callee expression ends
                 sub.lineno, sub.col_offset = ref.lineno, ref.col_offset
                 sub.end_lineno, sub.end_col_offset = ref.lineno, ref.col_offset
+
+
+def function_def(name: str, args: ast.arguments, body: List[ast.stmt]) -> ast.FunctionDef:
+    """A `def` node without decorators (with Python 3.12's `type_params` when it has them)."""
+    node: Any = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[],
+                                returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        node.type_params = []
+    return node
 
 
 class Namer:
@@ -157,7 +167,7 @@ class _Statements(ast.NodeTransformer):
 
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
-    def _modified(self, node: ast.stmt) -> List[str]:
+    def _modified(self, node: Any) -> List[str]:
         parts = [node.body, getattr(node, "orelse", [])]
         if isinstance(node, ast.For):
             parts.append([node.target])
@@ -180,9 +190,7 @@ class _Statements(ast.NodeTransformer):
              body: List[ast.stmt]) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-        fields: Dict[str, Any] = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-        return ast.FunctionDef(name=name, args=args, body=self._decl(decl) + (body or [ast.Pass()]),
-                               decorator_list=[], returns=None, **fields)
+        return function_def(name, args, self._decl(decl) + (body or [ast.Pass()]))
 
     def _state_functions(self, names: List[str], ref: ast.AST):
         get_name, set_name = self.unique("get_state"), self.unique("set_state")
@@ -224,7 +232,7 @@ class _Statements(ast.NodeTransformer):
         _place([call], node)
         return call
 
-    def _loop_state(self, node: ast.stmt, modified: List[str]) -> List[str]:
+    def _loop_state(self, node: Any, modified: List[str]) -> List[str]:
         live = node.ag_live_head | node.ag_live_out
         return [n for n in modified if n not in self.global_names and analysis.is_live(n, live)]
 
@@ -281,14 +289,15 @@ def _is_loop_options(node: ast.AST) -> bool:
     return name == "set_loop_options"
 
 
-def _take_loop_options(node: ast.stmt) -> ast.expr:
+def _take_loop_options(node: Any) -> ast.expr:
     """Removes the loop body's set_loop_options(...) statements; their keywords as a dict
     expression (evaluated when the loop starts), or None."""
     keys: List[Optional[ast.expr]] = []
     values: List[ast.expr] = []
     kept = []
     for stmt in node.body:
-        if isinstance(stmt, ast.Expr) and _is_loop_options(stmt.value):
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and _is_loop_options(stmt.value):
             for keyword in stmt.value.keywords:
                 keys.append(ast.Constant(value=keyword.arg))
                 values.append(keyword.value)
@@ -298,7 +307,7 @@ def _take_loop_options(node: ast.stmt) -> ast.expr:
     return ast.Dict(keys=keys, values=values) if keys else ast.Constant(value=None)
 
 
-def _parsed(source: str, mode: str = "exec") -> ast.AST:
+def _parsed(source: str, mode: str = "exec") -> Any:
     """Parsed generated code without locations (they come from the statement replaced)."""
     tree = ast.parse(source, mode=mode)
     for sub in ast.walk(tree):
@@ -368,11 +377,13 @@ def convert_function_def(node: ast.FunctionDef, unique: Namer, class_cell: bool 
     if needs_return_lowering(body):
         do_return, retval = unique("do_return"), unique("retval_")
         lowered, _, _ = ReturnLowering(do_return, retval).block(body)
-        start: List[ast.stmt] = [ast.Assign(targets=[ast.Name(id=do_return, ctx=ast.Store())],
-                            value=ast.Constant(value=False)),
-                 ast.Assign(targets=[ast.Name(id=retval, ctx=ast.Store())],
-                            value=_call(_ag("UndefinedReturnValue")))]
-        end: List[ast.stmt] = [ast.Return(value=_call(_ag("retval"), ast.Name(id=retval, ctx=ast.Load())))]
+        start: List[ast.stmt] = [
+            ast.Assign(targets=[ast.Name(id=do_return, ctx=ast.Store())],
+                       value=ast.Constant(value=False)),
+            ast.Assign(targets=[ast.Name(id=retval, ctx=ast.Store())],
+                       value=_call(_ag("UndefinedReturnValue")))]
+        end: List[ast.stmt] = [
+            ast.Return(value=_call(_ag("retval"), ast.Name(id=retval, ctx=ast.Load())))]
         _place(start, node)
         _place(end, body[-1] if body else node)
         body = start + lowered + end

@@ -71,7 +71,11 @@ class RawOpView:
     @property
     def inputs(self) -> tuple:
         values = self.record[5]
-        if len(values) == 2:  # the common cases inline (this is the hot path)
+        n = len(values)
+        if n == 1:  # the common cases inline (this is the hot path)
+            x = values[0]
+            return (x.array,) if type(x) is EagerTensor else (ArraySpec(x),)
+        if n == 2:
             x, y = values
             return (x.array if type(x) is EagerTensor else ArraySpec(x),
                     y.array if type(y) is EagerTensor else ArraySpec(y))

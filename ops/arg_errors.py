@@ -105,3 +105,39 @@ def truth_tested_dtype(value: Any, default: Any) -> Any:
         raise OperatorNotAllowedInGraphError(f"Using a tensor ({value!r}) as a Python bool "
                                              "(a dtype) is not allowed in graph mode.")
     return default if value is None else dtypes.as_dtype(value)
+
+
+def int_array_arg(value: Any, what: str) -> Any:
+    """An integer array argument (a shape, tile's multiples, pad's paddings): an
+    integer tensor as it is, anything else as an int32 array, with TF's classes:
+    None or an unconvertible value ValueError (a TypeError building a graph), a
+    string or non-integer values InvalidArgumentError (TypeError)."""
+    if isinstance(value, Tensor):
+        if not value.dtype.is_integer:
+            raise mode_error(f"{what} must be int32 or int64, got a {value.dtype.name} tensor",
+                             TypeError)
+        return value
+    if value is None:
+        raise ValueError(f"{what} must be a list of integers, got None")
+    if isinstance(value, str):
+        raise mode_error(f"{what} must be a list of integers, got {value!r}", TypeError)
+    array = np.asarray(value)  # a ragged list is a ValueError here, as in TF
+    if array.dtype.kind == "O":
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"{what} must be a list of integers, got {value!r}")
+    if array.size and array.dtype.kind not in "iu":
+        raise mode_error(f"{what} must be integers, got {value!r}", TypeError)
+    return array.astype(np.int32)
+
+
+def check_op_name(name: Any) -> None:
+    """TF's classes for an op name that is no string, for wrappers that may build no
+    op (they still validate the name while a graph is built): a tensor
+    OperatorNotAllowedInGraphError, anything else TypeError."""
+    if name is None or isinstance(name, str) or _state.graph is None:
+        return
+    if isinstance(name, Tensor):
+        raise OperatorNotAllowedInGraphError(f"Using a tensor ({name!r}) as an op name is "
+                                             "not allowed in graph mode.")
+    raise TypeError(f"Op names are strings: expected string or bytes-like object, got "
+                    f"'{type(name).__name__}'")

@@ -12,7 +12,8 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op, lookup_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
-from .arg_errors import int_vector_arg, mode_error, scalar_int_arg, truth_tested_dtype
+from .arg_errors import (int_array_arg, int_vector_arg, mode_error, scalar_int_arg,
+                         truth_tested_dtype)
 from .constant_op import constant, convert_to_tensor
 from ..eager.raw_mode import RAW_TYPES, raw_execute, raw_shape
 from .dispatch import NO_ATTRS, apply_op
@@ -31,22 +32,10 @@ def _static_shape_or_tensor(shape: Any):
     (ValueError)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
-    if isinstance(shape, Tensor):
-        if not shape.dtype.is_integer:
-            raise mode_error(f"shape must be int32 or int64, got a {shape.dtype.name} tensor",
-                             TypeError)
-        return shape
-    if shape is None:
-        raise ValueError("shape must be a list of dimensions, got None")
-    if isinstance(shape, str):
-        raise mode_error(f"shape must be a list of dimensions, got {shape!r}", TypeError)
-    array = np.asarray(shape)  # a ragged list is a ValueError here, as in TF
-    if array.dtype.kind == "O":
-        raise (ValueError if _state.graph is None else TypeError)(
-            f"shape must be a list of dimensions, got {shape!r}")
-    if array.size and array.dtype.kind not in "iu":
-        raise mode_error(f"shape must be integers, got {shape!r}", TypeError)
-    array = array.astype(np.int32).reshape(-1)
+    array = int_array_arg(shape, "shape")
+    if isinstance(array, Tensor):
+        return array
+    array = array.reshape(-1)
     if array.size and array.min() < -1:
         raise mode_error(f"shape {array.tolist()} has a dimension below -1", ValueError)
     return constant(array, name="shape")
@@ -127,7 +116,8 @@ def shape(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
-    return apply_unary(SIZE, input, name, {"out_type": dtypes.as_dtype(out_type)})
+    return apply_unary(SIZE, input, name,
+                       {"out_type": truth_tested_dtype(out_type, dtypes.int32)})
 
 
 def rank(input: Any, name: Optional[str] = None):  # noqa: A002
@@ -419,8 +409,14 @@ SQUEEZE = declare_op("Squeeze", _squeeze_kernel, _squeeze_infer, grad_inputs=())
 
 def squeeze(input: Any, axis: Any = None, name: Optional[str] = None):  # noqa: A002
     """`input` without its size-1 axes (or just those listed in `axis`)."""
+    if isinstance(axis, Tensor) and axis.shape.num_elements() == 0:
+        axis = None  # no axes listed: every size-1 axis, as TF
     if axis is not None:
-        axis = (int(axis),) if isinstance(axis, int) else tuple(int(a) for a in axis)
+        axes = [axis] if isinstance(axis, (int, np.integer)) else axis
+        if isinstance(axes, (str, dict, Tensor)) or not all(
+                isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axes):
+            raise TypeError(f"squeeze: axis must be an int or a list of ints, got {axis!r}")
+        axis = tuple(int(a) for a in axes)
     return apply_unary(SQUEEZE, input, name, {"axis": axis})
 
 

@@ -49,7 +49,7 @@ def _summary(array: Any, summarize: int) -> str:
 
 
 ASSERT = declare_op("Assert", _assert_kernel, lambda inputs, attrs: [], num_outputs=0,
-                    stateful=True, grad_inputs=())
+                    stateful=True, grad_inputs=(), side_effects=True)
 
 
 def _check_numerics_kernel(x: np.ndarray, *, message: str) -> np.ndarray:
@@ -299,16 +299,17 @@ def assert_shapes(shapes: Any, data: Any = None, summarize: Optional[int] = None
                 continue
             axis = k if not wildcard else k - len(spec)
             size = None if dims is None or len(dims) < len(spec) else dims[axis]
+            dim = axis if dims is None else axis % max(len(dims), 1)
             expected, origin = (int(symbol), "Specified explicitly.") \
                 if not isinstance(symbol, str) else sizes.get(symbol, (None, None))
             if isinstance(symbol, str) and expected is None:
                 if size is not None:
                     sizes[symbol] = (size, f"Specified by tensor {_describe_full(x)} dimension "
-                                           f"{axis % max(len(dims or ()), 1)}.")
+                                           f"{dim}.")
                 continue
             if size is not None and expected is not None and size != expected:
                 raise ValueError(f"{origin}  Tensor {_describe_full(x)} dimension "
-                                 f"{axis % max(len(dims or ()), 1)} must have size {expected}.  "
+                                 f"{dim} must have size {expected}.  "
                                  f"Received size {size}, shape {x.shape}")
             if size is None and expected is not None:
                 checks.append(Assert(math_ops.equal(array_ops.shape(x)[axis], expected),

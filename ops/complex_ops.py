@@ -13,9 +13,10 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import broadcast_shapes
+from .arg_errors import check_op_name
 from .array_ops import zeros_like
 from .constant_op import convert_to_tensor
-from .op_helpers import apply_unary, binary_operands
+from .op_helpers import apply_unary
 from .dispatch import apply_op
 from .shape_rules import check_same_dtype, same_as_input
 
@@ -50,17 +51,28 @@ CONJ = declare_op("Conj", np.conj, same_as_input, input_kinds="c", grad_inputs=(
 COMPLEX = declare_op("Complex", _complex_kernel, _complex_infer, input_kinds="f", grad_inputs=())
 
 
+def _numeric(value: Any, what: str) -> Any:
+    """`value` as a numeric tensor; a string or bool is a TypeError, as in TF."""
+    if isinstance(value, str):
+        raise TypeError(f"{what}: expected a numeric tensor, got {value!r}")
+    x = convert_to_tensor(value)
+    if x.dtype.is_bool:
+        raise TypeError(f"{what}: expected a numeric tensor, got a bool tensor")
+    return x
+
+
 def real(input: Any, name: Optional[str] = None):  # noqa: A002 (TF's name)
     """The real part of a complex tensor; a real tensor is returned as it is (as in TF)."""
-    x = convert_to_tensor(input)
+    x = _numeric(input, "real")
     if not x.dtype.is_complex:
+        check_op_name(name)
         return x
     return apply_unary(REAL, x, name)
 
 
 def imag(input: Any, name: Optional[str] = None):  # noqa: A002
     """The imaginary part of a complex tensor; zeros for a real tensor (as in TF)."""
-    x = convert_to_tensor(input)
+    x = _numeric(input, "imag")
     if not x.dtype.is_complex:
         return zeros_like(x, name=name)
     return apply_unary(IMAG, x, name)
@@ -83,7 +95,11 @@ def conj_if_complex(x: Any) -> Any:
 
 def complex(real: Any, imag: Any, name: Optional[str] = None):  # noqa: A001 (TF's name)
     """real + 1j * imag: float32 parts give complex64, float64 parts complex128."""
-    real, imag = binary_operands("Complex", real, imag)
+    # TF converts the parts independently and requires one dtype (a TypeError).
+    real, imag = convert_to_tensor(real), convert_to_tensor(imag)
+    if real.dtype != imag.dtype or real.dtype not in _COMPLEX_OF:
+        raise TypeError(f"complex: the real and imaginary parts must have the same dtype, got "
+                        f"{real.dtype.name} and {imag.dtype.name}")
     return apply_op(COMPLEX, (real, imag), name=name)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
-from ..framework.errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ..framework.graph import SymbolicTensor
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
@@ -99,6 +99,9 @@ def _can_cast(array: np.ndarray, np_type: np.dtype, is_array: bool) -> bool:
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = "Const") -> Tensor:
     """A tensor holding `value` (a Python scalar or nested list, or a NumPy array)."""
+    if isinstance(dtype, Tensor) and _state.graph is not None:  # TF tests it for truth
+        raise OperatorNotAllowedInGraphError(f"Using a tensor ({dtype!r}) as a dtype is not "
+                                             "allowed in graph mode.")
     array = np.array(to_numpy(value, dtype), copy=True)
     if shape is not None:
         shape = tuple(TensorShape(shape).as_list())

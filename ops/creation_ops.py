@@ -5,7 +5,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..eager import context
 from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -16,6 +18,8 @@ from .join_ops import concat
 from .manip_ops import one_hot
 from .math_ops import cast
 from .tensor_util import constant_value
+
+_state = context.state
 
 # TF's range picks the widest dtype of its arguments in this order.
 _RANGE_DTYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
@@ -102,10 +106,38 @@ def linspace(start: Any, stop: Any, num: Any, name: str = "linspace", axis: int 
     return apply_op(LINSPACE, (start, stop, num), name=name)
 
 
+def _eye_dim(value: Any, what: str) -> Any:
+    """eye's sizes with TF's classes where it checks them in Python: a string is a
+    TypeError, a negative int an InvalidArgumentError eagerly, and (eagerly) a
+    num_columns that converts to no tensor a ValueError."""
+    if isinstance(value, str):
+        raise TypeError(f"eye: {what} must be an int, got {value!r}")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value < 0 and _state.graph is None:
+            raise InvalidArgumentError(None, None, f"eye: {what} must be non-negative, got "
+                                       f"{value}")
+    elif isinstance(value, Tensor):
+        # Building a graph, TF's shape arithmetic rejects a bool or complex size and
+        # a num_columns of rank 2 or more with a TypeError.
+        if _state.graph is not None and (value.dtype.is_bool or value.dtype.is_complex or
+                                         what == "num_columns" and (value.shape.rank or 0) > 1):
+            raise TypeError(f"eye: {what} must be an int32 scalar, got {value!r}")
+    elif what == "num_columns" and value is not None and \
+            not isinstance(value, (list, tuple, float)):
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"eye: {what} must be an int, got {value!r}")
+    elif isinstance(value, (list, tuple)) and _state.graph is None:
+        np.asarray(value)  # a ragged list is a ValueError, as in TF
+    return value
+
+
 def eye(num_rows: Any, num_columns: Any = None, batch_shape: Optional[Sequence[int]] = None,
         dtype: Any = dtypes.float32, name: Optional[str] = None):
     """An identity matrix (or a batch of them), ones on the main diagonal."""
     dtype = dtypes.as_dtype(dtype)
+    num_rows = _eye_dim(num_rows, "num_rows")
+    if num_columns is not None:
+        num_columns = _eye_dim(num_columns, "num_columns")
     static = [num_rows, num_columns]
     if not any(isinstance(v, Tensor) for v in static):
         cols = num_rows if num_columns is None else num_columns

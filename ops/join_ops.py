@@ -253,6 +253,21 @@ def _scalar_or_none(tensor: Any) -> Optional[int]:
     return None if value is None or int(value) < 0 else int(value)
 
 
+def _check_splits(splits: Any) -> None:
+    """TF's classes for a num_or_size_splits that is neither an int nor int sizes:
+    None ValueError; another non-sequence ValueError (TypeError building a graph);
+    a non-integer tensor TypeError building a graph."""
+    if splits is None:
+        raise ValueError("num_or_size_splits must be an int or a list of sizes, got None")
+    if isinstance(splits, Tensor):
+        if not splits.dtype.is_integer and _state.graph is not None:
+            raise TypeError(f"num_or_size_splits must be int32 or int64, got "
+                            f"{splits.dtype.name}")
+    elif not isinstance(splits, (int, np.integer, list, tuple, np.ndarray)):
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"num_or_size_splits must be an int or a list of sizes, got {splits!r}")
+
+
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
           name: str = "split"):
     """Splits `value` along `axis` into `num_or_size_splits` equal pieces, or pieces of
@@ -262,10 +277,14 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     rank = value.shape.rank
     if rank is not None and axis < 0:
         axis += rank
+    _check_splits(num_or_size_splits)
     if isinstance(num_or_size_splits, (int, np.integer)) \
             and not isinstance(num_or_size_splits, bool):
         if num_or_size_splits <= 0:
-            raise ValueError(f"num_or_size_splits must be positive, got {num_or_size_splits}")
+            message = f"num_or_size_splits must be positive, got {num_or_size_splits}"
+            if _state.graph is None:
+                raise InvalidArgumentError(None, None, message)
+            raise ValueError(message)
         return apply_op(SPLIT, (value,), {"num_split": int(num_or_size_splits), "axis": axis},
                         name)
     if isinstance(num_or_size_splits, Tensor):

@@ -12,17 +12,19 @@ from ..framework import dtypes
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, unknown_shape
-from .arg_errors import int_vector_arg
+from .arg_errors import int_array_arg, int_vector_arg
 from .constant_op import constant, convert_to_tensor
 from .dispatch import apply_op
 from .tensor_util import constant_value
 
 
 def _int_vector(value: Any, dtype: Any = dtypes.int32):
-    """A list/array of ints as an int tensor (tensors pass through)."""
-    if isinstance(value, Tensor):
-        return value
-    return constant(np.asarray(value, dtype=dtypes.as_dtype(dtype).as_numpy_dtype))
+    """A list/array of ints as an int tensor (integer tensors pass through), with
+    TF's classes for anything else (arg_errors.int_array_arg)."""
+    array = int_array_arg(value, "the integer argument")
+    if isinstance(array, Tensor):
+        return array
+    return constant(array.astype(dtypes.as_dtype(dtype).as_numpy_dtype))
 
 
 def _check_int(t, what: str) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
 from ..framework.op_def import declare_op
-from ..framework.tensor import register_operator
+from ..framework.tensor import Tensor, register_operator
 from ..framework.tensor_shape import broadcast_shapes
 from .complex_ops import conj, conj_if_complex, imag, real  # noqa: F401 (math_ops.conj, as in TF)
 from .constant_op import convert_to_tensor
@@ -85,8 +85,12 @@ def _int_truediv_operands(x, y):
 
 def truediv(x: Any, y: Any, name: Optional[str] = None):
     """x / y; integer inputs are converted to float (int32 -> float64), as in TF."""
-    if type(x) is EagerTensor and type(y) is EagerTensor and x.array.dtype.kind in "fc":
+    if type(x) is EagerTensor and type(y) is EagerTensor and x.array.dtype.kind in "fc" and \
+            x.array.dtype == y.array.dtype:
         return apply_binary(REAL_DIV, x, y, name)
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype != y.dtype:
+        raise TypeError(f"x and y must have the same dtype, got {x.dtype.name} != "
+                        f"{y.dtype.name}")  # TF checks this in Python, in both modes
     x, y = _int_truediv_operands(x, y)
     return apply_binary(REAL_DIV, x, y, name)
 
@@ -317,16 +321,21 @@ def greater_equal(x: Any, y: Any, name: Optional[str] = None):
     return apply_binary(GREATER_EQUAL, x, y, name)
 
 
+def _bool_operand(value: Any) -> Any:
+    """A Python value given to a logical op converts as bool (TF: TypeError if it is not)."""
+    return value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtypes.bool_)
+
+
 def logical_and(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(LOGICAL_AND, x, y, name)
+    return apply_binary(LOGICAL_AND, _bool_operand(x), _bool_operand(y), name)
 
 
 def logical_or(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(LOGICAL_OR, x, y, name)
+    return apply_binary(LOGICAL_OR, _bool_operand(x), _bool_operand(y), name)
 
 
 def logical_not(x: Any, name: Optional[str] = None):
-    return apply_unary(LOGICAL_NOT, x, name)
+    return apply_unary(LOGICAL_NOT, _bool_operand(x), name)
 
 
 def logical_xor(x: Any, y: Any, name: Optional[str] = None):

@@ -88,9 +88,11 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None):
 
 def gelu(features: Any, approximate: bool = False, name: Optional[str] = None):
     """x * Phi(x): exact with erf, or TF's tanh approximation; composed of math ops."""
+    if isinstance(features, str):  # TF checks the dtype in Python: a ValueError
+        raise ValueError(f"gelu: features must be a floating tensor, got {features!r}")
     x = convert_to_tensor(features)
     if not x.dtype.is_floating:
-        raise TypeError(f"gelu: features must be a floating tensor, got {x.dtype.name}")
+        raise ValueError(f"gelu: features must be a floating tensor, got {x.dtype.name}")
     if approximate:
         cube = math_ops.pow(x, constant(3, x.dtype))
         inner = 0.7978845608028654 * (x + 0.044715 * cube)

@@ -36,7 +36,7 @@ def _print_kernel(resources: Any, *arrays: Any, template: Tuple[Any, ...], strea
 
 
 PRINT_V2 = declare_op("PrintV2", _print_kernel, lambda inputs, attrs: [], num_outputs=0,
-                      stateful=True, grad_inputs=())
+                      stateful=True, grad_inputs=(), side_effects=True)
 
 
 def _template(value: Any, tensors: List[Any], top: bool) -> List[Any]:

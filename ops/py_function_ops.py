@@ -67,8 +67,9 @@ def _infer(inputs: Any, attrs: dict) -> list:
     return [(dtype, TensorShape(None)) for dtype in attrs["Tout"]]
 
 
+# side_effects: inside dg.function it runs (in program order) even when nothing reads it
 EAGER_PY_FUNC = declare_op("EagerPyFunc", _kernel, _infer, num_outputs=-1, stateful=True,
-                           grad_inputs=None, grad_outputs=())
+                           grad_inputs=None, grad_outputs=(), side_effects=True)
 
 
 def py_function(func: Callable, inp: Sequence[Any], Tout: Any,  # noqa: N803 (TF's name)

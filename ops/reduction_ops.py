@@ -7,7 +7,8 @@ import numpy as np
 
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
-from ..framework.errors import InvalidArgumentError
+from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
@@ -125,11 +126,18 @@ def _reduce(op_def, input_tensor, axis, keepdims, name):
         if axis is not None:
             axis = normalize_axes(axis, input_tensor.ndim)
         return raw_execute(op_def, (input_tensor,), {"axis": axis, "keepdims": bool(keepdims)})
-    x = convert_to_tensor(input_tensor)
+    logical = op_def.input_kinds == "b"
+    if logical and not isinstance(input_tensor, Tensor):
+        x = convert_to_tensor(input_tensor, dtype=dtypes.bool_)  # TF: a TypeError if not bool
+    else:
+        x = convert_to_tensor(input_tensor)
+    if logical and _state.graph is None:
+        axis = _axis_attr(axis)  # All/Any check the axis first eagerly (TF's order)
     kinds = op_def.input_kinds  # the input's dtype is checked before the axis, as in TF
     if kinds is not None and x.dtype.kind not in kinds:
         raise _mode_error(op_def.dtype_error(x.dtype), TypeError)
-    axis = _axis_attr(axis)
+    if not (logical and _state.graph is None):
+        axis = _axis_attr(axis)
     if axis is not None and x.shape.rank is not None:
         try:
             axis = normalize_axes(axis, x.shape.rank)
@@ -203,6 +211,14 @@ ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad
 
 def add_n(inputs: Sequence[Any], name: Optional[str] = None):
     """Sum of a list of same-shape tensors (IndexedSlices are densified)."""
+    if inputs is None:
+        raise TypeError("add_n: inputs must be a list of tensors, got None")
+    if isinstance(inputs, Tensor):  # TF tests it for truth: eagerly, a list of its rows
+        if _state.graph is not None:
+            raise OperatorNotAllowedInGraphError(
+                f"add_n: using a tensor ({inputs!r}) as a Python list is not allowed in graph "
+                "mode; pass a list of tensors.")
+        inputs = list(inputs)
     if not inputs:
         raise ValueError("inputs must be a non-empty list of tensors")
     tensors = [convert_to_tensor(t) for t in inputs]

@@ -14,6 +14,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, reduction_ops
+from .arg_errors import mode_error
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
 from .indexed_slices_ops import unsorted_segment_sum
@@ -119,8 +120,10 @@ def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any,
 def _sorted_count(segment_ids):
     """Sorted ids and their number of segments: the last id + 1 (0 for no ids)."""
     ids = convert_to_tensor(segment_ids)
+    if not ids.dtype.is_integer:  # TF: the kernel's error eagerly, TypeError in a graph
+        raise mode_error(f"segment_ids must be int32 or int64, got {ids.dtype.name}", TypeError)
     if ids.shape.rank is not None and ids.shape.rank != 1:
-        raise ValueError(f"segment_ids should be a vector, got shape {ids.shape}")
+        raise mode_error(f"segment_ids should be a vector, got shape {ids.shape}", ValueError)
     value = constant_value(ids)
     if value is not None:
         if np.any(np.diff(value) < 0):

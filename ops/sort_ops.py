@@ -10,13 +10,17 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..eager import context
 from ..framework import dtypes
+from ..framework.tensor import Tensor
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape
 from .arg_errors import mode_error
 from .constant_op import convert_to_tensor
 from .shape_rules import normalize_axis
 from .dispatch import apply_op
+
+_state = context.state
 
 DIRECTIONS = ("ASCENDING", "DESCENDING")
 
@@ -52,7 +56,10 @@ def _sort(values: Any, axis: int, direction: str, name: Optional[str]):
     values = convert_to_tensor(values)
     rank = values.shape.rank
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
-        raise ValueError(f"sort: axis must be a constant scalar int, got {axis!r}")
+        unconvertible = axis is not None and _state.graph is not None and \
+            not isinstance(axis, (str, list, tuple, Tensor, float))  # TF: a TypeError
+        raise (TypeError if unconvertible else ValueError)(
+            f"sort: axis must be a constant scalar int, got {axis!r}")
     try:
         axis = normalize_axis(int(axis), rank)
     except ValueError as error:  # TF: the kernel's InvalidArgumentError eagerly

@@ -85,7 +85,7 @@ def test_while_on_tensor_becomes_while_loop():
     def collatz_steps(n):
         steps = 0
         while n > 1:
-            if dg.equal(n % 2, 0):  # `==` on graph tensors: issue 11 item 5
+            if n % 2 == 0:  # `==` compares values in functions, as in TF2
                 n = n // 2
             else:
                 n = 3 * n + 1
@@ -489,7 +489,7 @@ def test_traceback_points_at_the_users_line():
 # -- gradients through converted code in the three settings --------------------------------
 def _program(x, n):
     y = x
-    for i in dg.range(n):
+    for _ in dg.range(n):
         if dg.reduce_sum(y) > 1.0:
             y = y * 0.5 + dg.sin(x)
         else:
@@ -777,7 +777,7 @@ def _fold(items):
 
 def _last_item(items):
     last = 0
-    for last in items:
+    for last in items:  # noqa: B007 (the loop variable outlives the loop)
         pass
     return last
 
@@ -1046,6 +1046,10 @@ def test_assert_statements():
         checked(_scalar(1.0), -1)
     with pytest.raises(AssertionError, match="x is too large"):  # eagerly: Python's assert
         dg.autograph.to_graph(checked.python_function)(_scalar(5.0), 3)
+    assert float(checked(_scalar(1.0), 3)) == 2.0
+    with pytest.raises(dg.errors.InvalidArgumentError, match=r"assertion failed: \[x is too "
+                                                             r"large\]"):
+        checked(_scalar(5.0), 3)  # the Assert op runs with the function's side effects
 
 
 def _clip_row(row):
@@ -1107,3 +1111,21 @@ def test_builtins_with_tensor_meaning():
         return k
 
     assert int(count(dg.ones([5]))) == 5
+
+
+def test_branch_shapes_may_differ_and_mixed_boolean_operands():
+    # TF 2.21: the output of a cond whose branches give shapes () and (2,) has unknown shape;
+    # `x > 0 or 5` on a tensor is a cond of a bool and an int32 branch: TypeError
+    @dg.function
+    def scalar_or_pair(x):
+        if x > 0:
+            y = x
+        else:
+            y = dg.constant([1.0, 2.0])
+        return y
+
+    assert scalar_or_pair(dg.constant(1.0)).shape == []
+    np.testing.assert_array_equal(scalar_or_pair(dg.constant(-1.0)).numpy(), [1.0, 2.0])
+
+    with pytest.raises(TypeError):
+        dg.function(lambda x: x > 0 or 5)(dg.constant(3))

@@ -54,9 +54,9 @@ def run_table() -> Tuple[Dict[str, str], Dict[str, str]]:
     return ours, _expected()
 
 
-# The share reached so far (a ratchet: raise it as mismatches are fixed; the
-# issue's goal is 0.98).
-MIN_SHARE = 0.955
+# The goal (reached: 98.0 % of 10,731 rejected calls); a ratchet, raise it
+# as the remaining mismatches are fixed.
+MIN_SHARE = 0.98
 
 OURS, THEIRS = run_table()
 TF_REJECTS = [k for k, v in THEIRS.items() if v not in ("ok", "crash")]

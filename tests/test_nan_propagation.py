@@ -18,8 +18,6 @@ from nan_reference import TF_NAN
 EXEMPT = {
     "sort_axis0[0]": "TF's sort/top_k place NaN by heap order, not a NaN-ordering rule",
     "top_k[0]": "TF's sort/top_k place NaN by heap order, not a NaN-ordering rule",
-    "mod[0]": "FloorMod has no gradient registered yet (order=0 row): gradient is None",
-    "mod[1]": "FloorMod has no gradient registered yet (order=0 row): gradient is None",
 }
 CASES = nan_probe.all_cases()
 

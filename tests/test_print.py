@@ -83,3 +83,35 @@ def test_print_inside_a_function_runs_at_every_call(capsys):
     assert int(f(dg.constant(7))) == 8
     assert capsys.readouterr().out == "in f 1\nin f 7\n"
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_prints_in_functions_run_in_program_order_without_control_dependencies(capsys):
+    # TF's guide example: tf.print in the branches of an if inside a tensor for loop
+    @dg.function
+    def fizzbuzz(n):
+        for i in dg.range(1, n + 1):
+            if i % 15 == 0:
+                dg.print("fizzbuzz", output_stream=sys.stdout)
+            elif i % 3 == 0:
+                dg.print("fizz", output_stream=sys.stdout)
+            elif i % 5 == 0:
+                dg.print("buzz", output_stream=sys.stdout)
+            else:
+                dg.print(i, output_stream=sys.stdout)
+
+    fizzbuzz(dg.constant(15))
+    expected = ["fizzbuzz" if i % 15 == 0 else "fizz" if i % 3 == 0 else
+                "buzz" if i % 5 == 0 else str(i) for i in range(1, 16)]
+    assert capsys.readouterr().out.split("\n")[:-1] == expected
+
+    @dg.function
+    def three(x):
+        dg.print("a", x, output_stream=sys.stdout)
+        y = x * 2
+        dg.print("b", y, output_stream=sys.stdout)
+        dg.print("c", output_stream=sys.stdout)
+        return y
+
+    three(dg.constant(1))
+    three(dg.constant(2))
+    assert capsys.readouterr().out == "a 1\nb 2\nc\na 2\nb 4\nc\n"

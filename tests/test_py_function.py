@@ -66,3 +66,17 @@ def test_multiple_outputs_none_tout_and_dtype_errors():
         dg.py_function(lambda t: dg.cast(t, dg.float32), [dg.constant(1)], dg.int32)
     with pytest.raises(TypeError, match="callable"):
         dg.py_function(3, [], dg.int32)
+
+
+def test_py_function_runs_in_a_function_even_when_its_result_is_unused():
+    seen = []
+
+    @dg.function
+    def f(x):
+        dg.py_function(lambda t: seen.append(("none", float(t))), [x], None)
+        dg.py_function(lambda t: seen.append(("unused", float(t))) or t, [x], dg.float32)
+        return x + 1.0
+
+    f(dg.constant(1.0))
+    f(dg.constant(2.0))
+    assert seen == [("none", 1.0), ("unused", 1.0), ("none", 2.0), ("unused", 2.0)]

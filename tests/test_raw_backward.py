@@ -191,3 +191,31 @@ def test_backward_errors_are_the_general_pass_errors(raw_calls):
     with pytest.raises(LookupError, match="Unique"):
         tape.gradient(z, x)
     assert raw_calls == [None]  # the sweep gave up; the general pass raised
+
+
+def test_forward_over_reverse_takes_the_general_pass(raw_calls):
+    x = dg.constant([0.3, 1.1], dtype=dg.float64)
+    v = dg.constant([1.0, -2.0], dtype=dg.float64)
+    with dg.autodiff.ForwardAccumulator(x, v) as acc:
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = dg.reduce_sum(dg.sin(x) * x)
+        g = tape.gradient(y, x)  # an accumulator is active: the general pass
+    assert raw_calls == []
+    xv = np.array([0.3, 1.1])
+    np.testing.assert_allclose(g.numpy(), np.cos(xv) * xv + np.sin(xv))
+    # Hessian-vector product: d/dx (cos x * x + sin x) = 2 cos x - x sin x
+    np.testing.assert_allclose(acc.jvp(g).numpy(),
+                               (2 * np.cos(xv) - xv * np.sin(xv)) * [1.0, -2.0])
+
+
+def test_tapes_inside_dg_function_take_the_general_pass(raw_calls):
+    @dg.function
+    def grad_of(x):
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = dg.reduce_sum(dg.tanh(x) * 2.0)
+        return tape.gradient(y, x)
+    xv = np.array([0.5, -0.25])
+    np.testing.assert_allclose(grad_of(dg.constant(xv)).numpy(), 2 * (1 - np.tanh(xv) ** 2))
+    assert raw_calls == []  # traced in a graph
