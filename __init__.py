@@ -72,7 +72,10 @@ from .namespaces import debugging, nest  # noqa: F401
 from .grad_registry import nn_extra_grad, static_value_grad  # noqa: F401
 from .ops.rounding_ops import *  # noqa: F401,F403,A004 (acosh, floor, round, truncatediv, ...)
 from .ops.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat, ...)
-from .grad_registry import array_more_grad, rounding_grad  # noqa: F401
+from .grad_registry import array_more_grad, gamma_grad, rounding_grad  # noqa: F401
+from .ops.fold_ops import foldl, foldr  # noqa: F401
+from .ops.partition_ops import dynamic_partition, dynamic_stitch  # noqa: F401
+from .grad_registry import partition_grad  # noqa: F401
 
 __version__ = "0.1.0"
 from .ops.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)

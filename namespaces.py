@@ -11,7 +11,7 @@ from .eager import context
 from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
 from .ops import linalg_ops, matrix_diag_ops, norm_ops
 from .ops import math_extra
-from .ops import embedding_ops, math_only, nn_extra_ops, selection_ops
+from .ops import embedding_ops, math_only, nn_extra_ops, partition_ops, selection_ops
 from .ops import gradient_checker, gradient_checker_v1
 from .eager import forwardprop
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
@@ -40,8 +40,9 @@ def _namespace(name: str, *modules: Any, extra: Optional[dict] = None) -> types.
 
 math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra, math_only,
                   extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
-                         "where": array_ops.where})
-linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops)
+                         "where": array_ops.where, **partition_ops.MATH_NAMES})
+linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops,
+                    extra=partition_ops.LINALG_NAMES)
 test = _namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
 nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
                 nn_extra_ops, extra={"top_k": selection_ops.top_k,

@@ -96,10 +96,11 @@ RegisterGradient(MIN.type)(_extremum_grad)
 
 @RegisterGradient(EUCLIDEAN_NORM.type)
 def _euclidean_norm_grad(op, grad):
-    """x * grad / norm, as TF (no conj; NaN where the norm is 0, as TF)."""
+    """x * grad / norm, as TF (no conj; NaN where the norm is 0, as TF). Not TF's
+    x / (norm / grad): that is NaN at grad = 0, where forward mode differentiates it."""
     x = op.inputs[0]
     norm = _restore_reduced(op, op.outputs[0])
-    return x / (norm / _restore_reduced(op, grad))
+    return (x * _restore_reduced(op, grad)) / norm
 
 
 @RegisterGradient(PROD.type)

@@ -10,10 +10,10 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.op_def import declare_op
-from . import array_ops, math_ops, reduction_ops, special_math_ops
+from . import array_ops, join_ops, math_ops, reduction_ops, special_math_ops
 from .constant_op import convert_to_tensor
 from .matmul_ops import matmul
-from .nn_ops import bias_add
+from .nn_ops import bias_add, moments
 from .op_helpers import apply_unary
 from .shape_rules import elementwise_unary
 
@@ -85,6 +85,50 @@ def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: An
                         name=name)
 
 
+def fused_batch_norm(x: Any, scale: Any, offset: Any, mean: Any = None, variance: Any = None,
+                     epsilon: float = 0.001, data_format: str = "NHWC", is_training: bool = True,
+                     name: Optional[str] = None, exponential_avg_factor: float = 1.0):
+    """(y, batch mean, batch variance) as tf.compat.v1.nn.fused_batch_norm, composed.
+
+    Training normalizes with the batch moments and returns the variance with Bessel's
+    correction (what the running average takes); inference uses `mean` and `variance`.
+    """
+    x = convert_to_tensor(x)
+    rank = x.shape.rank
+    channel = 1 if data_format.startswith("NC") else rank - 1
+    axes = [a for a in range(rank) if a != channel]
+    view = [1] * rank
+    view[channel] = -1
+
+    def per_channel(t):
+        return array_ops.reshape(convert_to_tensor(t, dtype=x.dtype), view)
+
+    if is_training:
+        batch_mean, batch_var = moments(x, axes)
+        y = batch_normalization(x, per_channel(batch_mean), per_channel(batch_var),
+                                per_channel(offset), per_channel(scale), epsilon)
+        dims = [x.shape[a] for a in axes]
+        if None in dims:   # the element count per channel, at run time
+            sizes = array_ops.shape(x)
+            count = math_ops.cast(reduction_ops.reduce_prod(
+                join_ops.stack([sizes[a] for a in axes])), x.dtype)
+            factor = count / math_ops.maximum(count - 1, 1)
+        else:
+            count = int(np.prod(dims))
+            factor = count / max(count - 1, 1)
+        batch_var = batch_var * factor
+        if exponential_avg_factor != 1.0 and mean is not None and variance is not None:
+            keep = 1.0 - exponential_avg_factor
+            batch_mean = keep * mean + exponential_avg_factor * batch_mean
+            batch_var = keep * variance + exponential_avg_factor * batch_var
+        return y, batch_mean, batch_var
+    if mean is None or variance is None:
+        raise ValueError("fused_batch_norm for inference needs mean and variance")
+    y = batch_normalization(x, per_channel(mean), per_channel(variance), per_channel(offset),
+                            per_channel(scale), epsilon, name=name)
+    return y, convert_to_tensor(mean), convert_to_tensor(variance)
+
+
 def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any,
                                        name: Optional[str] = None):
     """Sigmoid cross entropy with the positive term weighted by pos_weight (stable form)."""
@@ -131,5 +175,5 @@ def zero_fraction(value: Any, name: Optional[str] = None):
 
 
 __all__ = ["softsign", "silu", "swish", "xw_plus_b", "l2_normalize", "normalize_moments",
-           "batch_normalization", "weighted_cross_entropy_with_logits", "log_poisson_loss",
+           "batch_normalization", "fused_batch_norm", "weighted_cross_entropy_with_logits", "log_poisson_loss",
            "compute_average_loss", "zero_fraction"]

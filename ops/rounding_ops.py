@@ -113,6 +113,6 @@ def reciprocal_no_nan(x: Any, name: Optional[str] = None):
     return special_math_ops.divide_no_nan(array_ops.ones_like(x), x, name=name)
 
 
-# Top-level names as in TF (tf.floor, tf.round, ...); the rest are dg.math only.
+# Top-level names as in TF (tf.floor, tf.round, ...); erfc, ceil, rint, is_inf and
+# reciprocal_no_nan are dg.math only (ops/math_only.py).
 __all__ = ["acosh", "asinh", "atanh", "floor", "round", "truncatediv", "truncatemod"]
-MATH_ONLY = ["erfc", "ceil", "rint", "is_inf", "reciprocal_no_nan"]

@@ -161,3 +161,52 @@ def test_bool_ones_and_zeros_like_a_tensor_of_unknown_shape():
         with dg.Session() as sess:
             got = sess.run([ones, zeros], {p: [1.0, 2.0]})
     assert got[0].tolist() == [True, True] and got[1].tolist() == [False, False]
+
+
+def test_forward_mode_of_euclidean_norm_is_finite():
+    x = dg.constant([[1.0, -2.0], [3.0, 4.0]])
+    with dg.autodiff.ForwardAccumulator(x, dg.ones_like(x)) as acc:
+        y = dg.math.reduce_euclidean_norm(x)
+    np.testing.assert_allclose(acc.jvp(y), 1.095445, rtol=1e-6)   # TF 2.21
+
+
+def test_gamma_functions_match_tensorflow():
+    x = np.array([1e-3, 0.1, 7.3, 150.0, -2.5])
+    np.testing.assert_allclose(dg.math.digamma(x), [-1000.57557193, -10.42375494, 1.91782034,
+                                                   5.00729826, 1.10315664], rtol=1e-8)  # TF
+    np.testing.assert_allclose(dg.math.polygamma(np.array([1.0, 3.0]), np.array([0.01, 20.0])),
+                               [1.00016212e+04, 2.69374221e-04], rtol=1e-8)         # TF
+    assert np.isinf(dg.math.lgamma([0.0])).all() and np.isnan(dg.math.digamma([0.0])).all()
+    n, x = dg.constant([1.0, 2.0]), dg.constant([0.5, 3.0])
+    with dg.GradientTape() as tape:
+        tape.watch([n, x])
+        y = dg.math.polygamma(n, x)
+    dn, dx = tape.gradient(y, [n, x])
+    assert dn is None
+    np.testing.assert_allclose(dx, [-16.828794, 0.11893941], rtol=1e-6)            # TF
+
+
+def test_dynamic_partition_and_stitch_gradients_match_tensorflow():
+    x = dg.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        parts = dg.dynamic_partition(x, [1, 0, 1], 2)
+        stitched = dg.dynamic_stitch([[2, 0], [1]], [parts[1] * [[1.0, 1.0], [2.0, 2.0]],
+                                                      parts[0]])
+        y = dg.reduce_sum(parts[1] * 3.0) + dg.reduce_sum(stitched * stitched)
+    np.testing.assert_array_equal(stitched, [[10, 12], [3, 4], [1, 2]])     # TF 2.21
+    np.testing.assert_array_equal(tape.gradient(y, x), [[5, 7], [6, 8], [43, 51]])
+    z = dg.constant([1 + 1j, 2 - 1j])
+    with dg.GradientTape() as tape:
+        tape.watch(z)
+        a = dg.math.angle(z)
+    np.testing.assert_allclose(tape.gradient(a, z), [-0.5 + 0.5j, 0.2 + 0.4j])  # TF 2.21
+
+
+def test_fused_batch_norm_returns_tfs_bessel_corrected_batch_variance():
+    x = dg.constant(np.arange(24.0).reshape(2, 2, 3, 2).astype(np.float32))
+    y, mean, variance = dg.nn.fused_batch_norm(x, [1.0, 2.0], [0.0, 1.0], epsilon=0.001)
+    np.testing.assert_allclose(np.asarray(y).ravel()[:4],                     # TF 2.21
+                               [-1.5932382, -2.1864765, -1.3035586, -1.6071172], rtol=1e-6)
+    np.testing.assert_allclose(mean, [11.0, 12.0])
+    np.testing.assert_allclose(variance, [52.000004, 52.000004], rtol=1e-6)

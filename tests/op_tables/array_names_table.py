@@ -82,3 +82,60 @@ ROWS += [
     OpSpec("random.truncated_normal", _seeded(lambda m: dg.random.truncated_normal(
         [3, 2], mean=m, dtype=dg.float64, seed=5)), None, inputs(normal())),
 ]
+
+ROWS += [
+    OpSpec("map_fn", lambda x: dg.map_fn(lambda row: dg.reduce_sum(row * row), x),
+           lambda x: np.sum(x * x, 1), inputs(normal(3, 2))),
+    OpSpec("map_fn_nested", lambda x, y: dg.map_fn(lambda e: (e[0] * e[1], e[1]), (x, y)),
+           lambda x, y: [x * y, y], inputs(normal(3, 2), normal(3, 2))),
+    OpSpec("scan", lambda x: dg.scan(lambda a, v: a * v, x), lambda x: np.cumprod(x, 0),
+           inputs(normal(4, 2))),
+    OpSpec("scan_initializer_reverse",
+           lambda x, a: dg.scan(lambda acc, v: acc + v * v, x, initializer=a, reverse=True),
+           lambda x, a: a + np.cumsum((x * x)[::-1], 0)[::-1], inputs(normal(3, 2), normal(2))),
+    OpSpec("foldl", lambda x: dg.foldl(lambda a, v: a * v + 1.0, x),
+           lambda x: (x[0] * x[1] + 1) * x[2] + 1, inputs(normal(3, 2))),
+    OpSpec("foldr", lambda x, a: dg.foldr(lambda acc, v: acc * v, x, initializer=a),
+           lambda x, a: a * x[2] * x[1] * x[0], inputs(normal(3, 2), normal(2))),
+]
+
+_PARTS = np.array([[1, 0], [2, 1], [0, 2]], np.int32)   # two elements per part
+
+
+def _stitch_ref(a, b):
+    out = np.zeros((5, 2))
+    out[[4, 0]] = a
+    out[[1, 3, 2]] = b
+    return out
+
+
+ROWS += [
+    OpSpec("dynamic_partition", lambda x: dg.dynamic_partition(x, _PARTS, 3),
+           lambda x: [x[_PARTS == p] for p in range(3)], inputs(normal(3, 2, 2))),
+    OpSpec("dynamic_stitch", lambda a, b: dg.dynamic_stitch([[4, 0], [1, 3, 2]], [a, b]),
+           _stitch_ref, inputs(normal(2, 2), normal(3, 2))),
+    OpSpec("math.invert_permutation",
+           lambda x: dg.cast(dg.math.invert_permutation([2, 0, 3, 1]), dg.float64) * x,
+           lambda x: np.array([1, 3, 0, 2]) * x, inputs(normal(4)), order=0),
+    OpSpec("math.angle", dg.math.angle, np.angle,
+           inputs(lambda rng: rng.standard_normal(4) + 1j * rng.standard_normal(4))),
+    OpSpec("linalg.cross", dg.linalg.cross, np.cross, inputs(normal(2, 3), normal(3))),
+]
+
+ROWS += [
+    OpSpec("nn.fused_batch_norm_training",
+           lambda x, s, o: dg.nn.fused_batch_norm(x, s, o, epsilon=1e-3)[0],
+           lambda x, s, o: _bn_ref(x, x.mean((0, 1, 2)), x.var((0, 1, 2)), o, s),
+           inputs(normal(2, 2, 3, 2), normal(2), normal(2))),
+    OpSpec("nn.fused_batch_norm_batch_moments",
+           lambda x, s, o: list(dg.nn.fused_batch_norm(x, s, o)[1:]),
+           lambda x, s, o: [x.mean((0, 1, 2)), x.var((0, 1, 2)) * 12 / 11],
+           inputs(normal(2, 2, 3, 2), normal(2), normal(2))),
+    OpSpec("nn.fused_batch_norm_inference_nchw",
+           lambda x, s, o: dg.nn.fused_batch_norm(x, s, o, [0.5, -0.5], [2.0, 3.0],
+                                                  data_format="NCHW", is_training=False)[0],
+           lambda x, s, o: _bn_ref(x, np.array([0.5, -0.5])[:, None, None],
+                                   np.array([2.0, 3.0])[:, None, None], o[:, None, None],
+                                   s[:, None, None]),
+           inputs(normal(2, 2, 3, 2), normal(2), normal(2))),
+]

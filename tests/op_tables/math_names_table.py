@@ -129,3 +129,14 @@ ROWS += [
            lambda x: np.where(x == 0, 0.0, 1 / np.where(x == 0, 1.0, x)),
            inputs(lambda rng: np.array([0.7, 2.0, -0.5]))),   # x == 0: test_math_names.py
 ]
+
+# Values from TF 2.21 (tf.math.lgamma / digamma / polygamma); gradients by differences.
+ROWS += [
+    OpSpec("lgamma", dm.lgamma, lambda x: np.vectorize(__import__("math").lgamma)(x),
+           inputs(lambda rng: rng.uniform(-3.9, 6, (3, 4)) + 0.05), rtol=1e-12),
+    OpSpec("digamma", dm.digamma, None, inputs(lambda rng: rng.uniform(0.3, 30, (3, 4)))),
+    OpSpec("digamma_negative", dm.digamma, None,
+           inputs(lambda rng: rng.uniform(-2.9, -2.1, (4,)))),
+    OpSpec("polygamma", lambda x: dm.polygamma(dg.constant(np.array([1.0, 2.0, 3.0])), x),
+           None, inputs(lambda rng: rng.uniform(0.2, 25, (2, 3)))),
+]
