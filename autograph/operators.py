@@ -134,10 +134,10 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None],
         def run() -> tuple:
             set_state(init)
             fn()
-            outs = _branch_outputs(get_state()[:nouts], names[:nouts], label)
+            outs = _branch_outputs(get_state()[:nouts], names, label)
             done[label] = outs
             if len(done) == 2:
-                _check_branches(done["main"], done["else"], names[:nouts])
+                _check_branches(done["main"], done["else"], names)
             return outs
         return run
 

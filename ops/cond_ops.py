@@ -8,7 +8,7 @@ with placeholders nobody reads. Gradient: grad_registry/control_flow_grad.py.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -144,7 +144,7 @@ def build_if(pred: Any, graphs: Sequence[FuncGraph], flats: Sequence[list], name
             slots.append(len(specs))
             specs.append((t.dtype, TensorShape(None)))
         outputs_map.append(tuple(slots))
-    attrs: dict = {"branches": tuple(fns), "branch_inputs": tuple(per_graph),
+    attrs: Dict[str, Any] = {"branches": tuple(fns), "branch_inputs": tuple(per_graph),
              "branch_outputs": tuple(outputs_map), "output_specs": tuple(specs)}
     stateful_def, stateless_def = op_defs or (IF, STATELESS_IF)
     if op_defs is None:

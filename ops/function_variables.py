@@ -12,7 +12,7 @@ counter created on the first call counts 1, 2, 3.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, cast
+from typing import Any, Optional
 
 import numpy as np
 
@@ -89,7 +89,8 @@ def lifted_initial_value(graph: FuncGraph, initial_value: Any) -> Any:
 
 def _reads_arguments(tensor: SymbolicTensor) -> bool:
     """Whether `tensor` depends on an argument placeholder of its graph."""
-    graph = cast(FuncGraph, tensor.op.graph)  # callers check building_function
+    graph = tensor.op.graph
+    assert isinstance(graph, FuncGraph), "called for function-graph tensors only"
     seen, stack = set(), [tensor.op]
     while stack:
         op = stack.pop()
@@ -133,7 +134,8 @@ def initialize_deferred(graph: FuncGraph, arguments: list) -> None:
 def _evaluate(tensor: SymbolicTensor) -> Any:
     """Computes a function-graph tensor that depends on no function argument, from
     the eager values its graph captured (TF lifts such initializers)."""
-    graph = cast(FuncGraph, tensor.op.graph)  # callers check building_function
+    graph = tensor.op.graph
+    assert isinstance(graph, FuncGraph), "called for function-graph tensors only"
     feeds, arrays = [], []
     for source, placeholder in graph.captures:
         if isinstance(source, SymbolicTensor):
