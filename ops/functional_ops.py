@@ -74,7 +74,7 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Opt
             raise ValueError(f"The structure of fn's output ({len(result)} tensors) does not "
                              f"match fn_output_signature/dtype ({len(tas)}); set "
                              "fn_output_signature for another output structure.")
-        return i + 1, [ta.write(i, r) for ta, r in zip(tas, result)]
+        return i + 1, [ta.write(i, r) for ta, r in zip(tas, result, strict=True)]
 
     _, outputs = while_loop(lambda i, _: i < n, body, (0, outputs),
                             maximum_iterations=n, name=name or "map")
@@ -106,12 +106,14 @@ def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations:
     flat_state = nest.flatten(state)
     outputs = [TensorArray(t.dtype, size=n) for t in flat_state]
     if initializer is None:
-        outputs = [ta.write(last if reverse else 0, t) for ta, t in zip(outputs, flat_state)]
+        outputs = [ta.write(last if reverse else 0, t) for ta, t in zip(outputs, flat_state, strict=True)]
 
     def body(i: Any, a: List[Any], tas: List[TensorArray]):
         index = last - i if reverse else i
-        value = nest.flatten(fn(nest.pack_sequence_as(state, a), piece(index)))
-        return i + 1, value, [ta.write(index, v) for ta, v in zip(tas, value)]
+        result = fn(nest.pack_sequence_as(state, a), piece(index))
+        nest.assert_same_structure(state, result)  # TF: ValueError, not a dropped output
+        value = nest.flatten(result)
+        return i + 1, value, [ta.write(index, v) for ta, v in zip(tas, value, strict=True)]
 
     _, _, outputs = while_loop(lambda i, a, tas: i < n, body, (start, flat_state, outputs),
                                name=name or "scan")
