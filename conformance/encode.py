@@ -75,7 +75,7 @@ def difference(tf_result: Any, dg_result: Any, path: str = "") -> str:
     if kind == "seq":
         if len(tf_result[1]) != len(dg_result[1]):
             return f"{path or 'result'}: {len(tf_result[1])} items vs {len(dg_result[1])}"
-        for i, (a, b) in enumerate(zip(tf_result[1], dg_result[1])):
+        for i, (a, b) in enumerate(zip(tf_result[1], dg_result[1], strict=True)):
             found = difference(a, b, f"{path}[{i}]")
             if found:
                 return found

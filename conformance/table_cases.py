@@ -113,7 +113,7 @@ def run_row(spec: Any, tf: Any, backend: str) -> Any:
     fn = spec.fn
     args = [np.asarray(a) for a in spec.make(np.random.default_rng(0))]
     tensors = [tf.constant(a) for a in args]
-    floating = [t for t, a in zip(tensors, args) if a.dtype.kind in "fc"]
+    floating = [t for t, a in zip(tensors, args, strict=True) if a.dtype.kind in "fc"]
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(floating)
         out = fn(*tensors)

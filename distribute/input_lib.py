@@ -61,7 +61,7 @@ def shard_batch(batch: Any, num_replicas: int) -> List[Any]:
         raise ValueError("Each element of a distributed dataset must be a batch: every "
                          f"component needs the same first (batch) dimension, got shapes "
                          f"{[leaf.shape for leaf in leaves]}")
-    (size,) = sizes
+    size = leaves[0].shape[0]  # the one batch size (checked above)
     per_replica = -(-size // num_replicas)
     shards = []
     for replica in range(num_replicas):

@@ -26,7 +26,7 @@ _state = context.state
 _log = logging.getLogger("duograd")
 
 
-def _source_id(source: Any) -> Optional[int]:
+def _source_id(source: Any) -> int:
     handle = getattr(source, "handle", None)
     if handle is not None and not isinstance(source, Tensor):
         return handle.tensor_id
@@ -67,6 +67,7 @@ class GradientTape:
             self._pop()
 
     def _push(self) -> None:
+        assert self._tape is not None, "a tape exists before recording starts"
         context.push_tape(self._tape)
         self._recording = True
         # The collector is held off while this tape records (framework/gc_pause.py);
@@ -143,7 +144,7 @@ class GradientTape:
         tape = self._check_usable("gradient")
         unconnected = as_unconnected_gradients(unconnected_gradients)
         flat_sources = nest.flatten(sources)
-        flat_targets = [convert_to_tensor(t) if not isinstance(t, Tensor) and not _is_variable(t)
+        flat_targets: List[Any] = [convert_to_tensor(t) if not isinstance(t, Tensor) and not _is_variable(t)
                         else t for t in nest.flatten(target)]
         # A variable target is its handle, as in TF: the seed reaches a variable
         # source directly, so tape.gradient(v, v) is ones like v.
@@ -161,7 +162,7 @@ class GradientTape:
         grads = self._backprop(tape, flat_targets, target_ids, flat_sources, output_gradients)
         self._finish()
         result = []
-        for source, grad in zip(flat_sources, grads):
+        for source, grad in zip(flat_sources, grads, strict=True):
             if not source.dtype.is_differentiable:
                 _log.warning("The dtype of the source tensor must be floating (e.g. tf.float32) "
                              "when calling GradientTape.gradient, got %s", source.dtype.name)
@@ -208,7 +209,8 @@ class GradientTape:
             self._used = True
             if self._recording:
                 self._pop()
-            self._watched_variables = tuple(self._tape.variables.values())
+            if self._tape is not None:
+                self._watched_variables = tuple(self._tape.variables.values())
             self._tape = None
 
     def jacobian(self, target: Any, sources: Any,
@@ -243,7 +245,7 @@ class GradientTape:
                 self._push()
         self._finish()
         result = []
-        for source, rows in zip(flat_sources, stacked):
+        for source, rows in zip(flat_sources, stacked, strict=True):
             if rows is None:
                 result.append(_zeros_jacobian(target, source) if unconnected is
                               UnconnectedGradients.ZERO else None)
@@ -321,7 +323,7 @@ class GradientTape:
                 grads = imperative_grad(tape.producers, [target], [target.tensor_id],
                                         [_source_id(s) for s in flat_sources], None, release=False)
             result = []
-            for source, grad in zip(flat_sources, grads):
+            for source, grad in zip(flat_sources, grads, strict=True):
                 if grad is None:
                     shape = list(_source_shape(source)) * 2
                     result.append(array_ops.zeros(shape, source.dtype))
@@ -353,14 +355,14 @@ def _jacobian_loop(tape: Tape, target: Any, flat_sources: list, source_ids: list
                                 [array_ops.zeros_like(target)], release=False)
         return [None if g is None else
                 array_ops.zeros(target.shape.as_list() + list(_source_shape(s)), s.dtype)
-                for s, g in zip(flat_sources, grads)]
+                for s, g in zip(flat_sources, grads, strict=True)]
     for j in range(n):
         grads = imperative_grad(tape.producers, [target], [target.tensor_id], source_ids,
                                 [_one_hot_like(target, j)], release=False)
         for k, g in enumerate(grads):
             rows[k].append(convert_to_tensor(g) if isinstance(g, IndexedSlices) else g)
     stacked: List[Optional[Any]] = []
-    for source, parts in zip(flat_sources, rows):
+    for source, parts in zip(flat_sources, rows, strict=True):
         if all(p is None for p in parts):
             stacked.append(None)
             continue

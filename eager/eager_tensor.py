@@ -1,7 +1,7 @@
 """EagerTensor: an immutable NumPy value with a tape identity."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -19,7 +19,7 @@ class EagerTensor(Tensor):
     def __init__(self, array: Any) -> None:
         self.array = array
         self.tensor_id = new_tensor_id()
-        self._shape = None
+        self._shape: Optional[TensorShape] = None
 
     @property
     def dtype(self) -> DType:

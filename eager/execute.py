@@ -7,7 +7,7 @@ common one- and two-input ops without attrs.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, Tuple
 
 import numpy as np
 
@@ -135,6 +135,8 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     except KERNEL_ERRORS as error:
         raise kernel_error(op_def, inputs, error) from None
     n = op_def.num_outputs
+    out: Any
+    outputs: Tuple[EagerTensor, ...]
     if n == 1:
         out = EagerTensor(result)
         outputs = (out,)

@@ -80,7 +80,7 @@ class ForwardAccumulator:
         self._tangents: Dict[int, Any] = {}
         self._refs: Dict[int, Any] = {}
         self._recording = False
-        for primal, tangent in zip(flat_primals, flat_tangents):
+        for primal, tangent in zip(flat_primals, flat_tangents, strict=True):
             if not isinstance(primal, Tensor) and getattr(primal, "handle", None) is None:
                 raise TypeError(f"primals must be tensors or variables, got {primal!r}")
             if not primal.dtype.is_differentiable:
@@ -140,7 +140,7 @@ class ForwardAccumulator:
                                                  in_tangents)
         finally:
             _state.accumulators = accumulators
-        for out, tangent in zip(outputs, out_tangents):
+        for out, tangent in zip(outputs, out_tangents, strict=True):
             if tangent is not None and out.dtype.is_differentiable:
                 self._remember(out, tangent)
 
@@ -209,7 +209,7 @@ def double_vjp(op: OpView, in_tangents: List[Any]) -> List[Optional[Any]]:
         if not isinstance(in_grads, (list, tuple)):
             in_grads = [in_grads]
         total = None
-        for g, t in zip(in_grads, in_tangents):
+        for g, t in zip(in_grads, in_tangents, strict=True):
             if g is None or t is None:
                 continue
             if isinstance(g, IndexedSlices):

@@ -81,7 +81,7 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
     relevant, influenced, usage, missing = _prepare(producers, target_ids, source_ids)
     sources = set(source_ids)
     grads: Dict[int, list] = {}
-    for i, (target, tid) in enumerate(zip(targets, target_ids)):
+    for i, (target, tid) in enumerate(zip(targets, target_ids, strict=True)):
         seed = output_gradients[i] if output_gradients is not None else None
         if seed is None:
             seed = array_ops.ones_like(target)

@@ -123,13 +123,13 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
     not connected), or None when the sweep cannot handle this tape."""
     functions = raw_gradient_functions()
     grads: dict = {}
-    for i, (target, tid) in enumerate(zip(targets, target_ids)):
+    for i, (target, tid) in enumerate(zip(targets, target_ids, strict=True)):
         seed = output_gradients[i] if output_gradients is not None else None
         seed = np.ones_like(target.array) if seed is None else seed.array
         old = grads.get(tid)
         grads[tid] = seed if old is None else old + seed
     sources = frozenset(source_ids)
-    view = RawOpView(None)
+    view = RawOpView(())
     state = _state
     state.raw = True
     try:

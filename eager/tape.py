@@ -113,12 +113,12 @@ def _tape_plans(op_def: Any) -> tuple:
     outs = op_def.grad_outputs
     keep_out = outs is None or 0 in outs
     keep = op_def.inputs_read_by_gradient(_NO_SKIP)
-    plans = [(keep is None or 0 in keep, keep_out)]
+    plans: List[tuple] = [(keep is None or 0 in keep, keep_out)]
     for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
         keep = op_def.inputs_read_by_gradient(skip)
         plans.append((skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out))
-    op_def.tape_plans = plans = tuple(plans)
-    return plans
+    op_def.tape_plans = frozen = tuple(plans)
+    return frozen
 
 
 class Tape:
@@ -213,6 +213,7 @@ class Tape:
         if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
             return
         keeps = (op_def.tape_plans or _tape_plans(op_def))[0]
+        inputs: tuple  # the input, or its (shape, dtype) when the gradient does not read it
         if keeps[0]:
             inputs = (x,)
         else:
@@ -240,6 +241,8 @@ class Tape:
         if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
             return
         skip, keep_x, keep_y, keep_out = (op_def.tape_plans or _tape_plans(op_def))[which]
+        first: Any  # each input, or its (shape, dtype) when the gradient does not read it
+        second: Any
         if keep_x:
             first = x
         else:

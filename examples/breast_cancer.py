@@ -103,7 +103,7 @@ def train_eager(data, ckpt_dir: str, logdir: str, stop_at: int = STEPS):
             loss = logistic_loss(model(inputs), labels)
         dg.summary.scalar("loss", loss, step=optimizer.iterations)
         grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
         return loss
 
     losses: List[float] = []
@@ -129,7 +129,7 @@ def train_graph(data, ckpt_dir: str, logdir: str, stop_at: int = STEPS):
         logits = model(inputs)
         loss = logistic_loss(logits, labels)
         grads = dg.gradients(loss, list(model.trainable_variables))
-        train_op = optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        train_op = optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
         dg.compat.v1.summary.scalar("loss", loss)
         summaries = dg.compat.v1.summary.merge_all()
         manager = dg.train.CheckpointManager(
@@ -189,7 +189,7 @@ def main() -> None:
           f"checkpoints every {SAVE_EVERY} steps")
     eager = run_mode("eager", train_eager, data, logdir)
     graph = run_mode("graph", train_graph, data, logdir)
-    gap = max(abs(a - b) for a, b in zip(eager, graph))
+    gap = max(abs(a - b) for a, b in zip(eager, graph, strict=True))
     print(f"largest loss difference between the modes: {gap:.2e}")
     print(f"summaries and checkpoints in {logdir}; view them with: tensorboard --logdir {logdir}")
     if not (eager[-1] < eager[0] and gap < 1e-9):

@@ -48,7 +48,7 @@ class DType:
     @property
     def real_dtype(self) -> "DType":
         """float32 for complex64, float64 for complex128, else itself."""
-        if self.is_complex:
+        if self._np is not None and self._np.kind == "c":
             return _BY_NUMPY[np.dtype(self._np.type(0).real.dtype)]
         return self
 
@@ -113,7 +113,7 @@ _BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL}
 # NumPy would read differently ("float" is float32; the Python type int, "int"
 # and "complex" are rejected).
 _BY_NAME["float"] = float32
-_BY_PYTHON_TYPE = {float: float32, bool: bool_, object: string}
+_BY_PYTHON_TYPE: "dict[type, DType]" = {float: float32, bool: bool_, object: string}
 _REJECTED_TYPES = (int, complex, str, bytes)
 _BY_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 7: string,
             8: complex64, 9: int64, 10: bool_, 18: complex128, 19: float16, 20: resource,

@@ -87,7 +87,7 @@ class FuncGraph(Graph):
             if not self.is_enclosed_by(value.op.graph):
                 raise ValueError(f"Tensor {value.name} is from a graph that does not enclose "
                                  f"function graph '{self.name}'; it cannot be captured.")
-            source = value
+            source: Tensor = value
             outer = self.outer_graph
             if isinstance(outer, FuncGraph) and value.op.graph is not outer:
                 source = outer.capture(value)

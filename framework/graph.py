@@ -30,6 +30,8 @@ class SymbolicTensor(Tensor):
 
     __slots__ = ("op", "value_index", "dtype", "_shape", "_consumers", "tensor_id",
                  "__weakref__")
+    op: "Operation"
+    dtype: dtypes_lib.DType
 
     def __init__(self, op: "Operation", value_index: int, dtype: dtypes_lib.DType,
                  shape: TensorShape) -> None:

@@ -29,10 +29,10 @@ def pack_sequence_as(structure: Any, flat: List[Any]) -> Any:
 
     def build(item: Any) -> Any:
         if isinstance(item, dict):
-            built = {k: build(item[k]) for k in sorted(item, key=_sort_key)}
+            built = {k: build(item[k]) for k in sorted(item, key=_sort_key)}  # noqa: F821 - the closure itself, deleted only after use
             return type(item)((k, built[k]) for k in item)
         if isinstance(item, (list, tuple)):
-            parts = [build(x) for x in item]
+            parts = [build(x) for x in item]  # noqa: F821 - as above
             if isinstance(item, tuple) and hasattr(item, "_fields"):
                 return type(item)(*parts)
             return type(item)(parts)
@@ -49,7 +49,7 @@ def map_structure(func: Callable, *structures: Any) -> Any:
     lengths = {len(f) for f in flats}
     if len(lengths) > 1:
         raise ValueError("The structures do not have the same number of elements.")
-    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats, strict=True)])
 
 
 def assert_same_structure(a: Any, b: Any) -> None:
@@ -67,7 +67,7 @@ def assert_same_structure(a: Any, b: Any) -> None:
                     or len(x) != len(y):
                 raise ValueError(f"The two structures don't have the same nested structure: "
                                  f"{a!r} vs {b!r}")
-            stack.extend(zip(x, y))
+            stack.extend(zip(x, y, strict=True))
 
 
 def _sort_key(key: Any) -> Any:

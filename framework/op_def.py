@@ -93,8 +93,12 @@ class OpDef:
 
     def mixed_dtype_error(self, inputs: Sequence[Any]) -> Optional[str]:
         """TF's eager message for inputs in `same_dtype` of differing dtypes, or None."""
+        if self.same_dtype is None:
+            return None
         chosen = range(len(inputs))[self.same_dtype]
-        first = inputs[chosen[0]].dtype if chosen else None
+        if not chosen:
+            return None
+        first = inputs[chosen[0]].dtype
         for i in chosen:
             if inputs[i].dtype is not first:
                 return (f"cannot compute {self.type} as input #{i}(zero-based) was expected to "

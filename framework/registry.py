@@ -6,7 +6,7 @@ against them; the public `RegisterGradient` API is in `grad_registry`.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator
+from typing import Any, Container, Dict, Iterator
 
 
 class Registry:
@@ -50,7 +50,7 @@ jvp_functions = Registry("JVP rule")
 # Batching rules for vectorized_map / pfor (ops/pfor_rules.py), keyed by op type.
 batching_rules = Registry("batching rule")
 # Gradient functions that accept None for missing output gradients, by name.
-gradients_accepting_none: Dict[str, Callable] = {}
+gradients_accepting_none: Dict[str, Container[int]] = {}
 # Source converters dg.function applies to the Python function before tracing
 # ("autograph", registered by the autograph package).
 source_converters = Registry("source converter")

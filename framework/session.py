@@ -84,7 +84,7 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
         for t in op.outputs:
             if id(t) not in fed:
                 slot[id(t)] = len(slot)
-            outs.append(slot.get(id(t)))
+            outs.append(slot[id(t)])
         if op.type == "Const":
             constants[outs[0]] = op.attrs["value"]
             continue
@@ -161,7 +161,7 @@ def _interpreted(steps, constants, releases, fetch_slots, feed_tensors, n_slots)
             if type(out) is int:
                 slots[out] = value
             elif out:
-                for s, v in zip(out, value):
+                for s, v in zip(out, value, strict=True):
                     if s is not None:
                         slots[s] = v
             for s in dead:
@@ -176,7 +176,7 @@ def _op_id(op: Operation) -> int:
 
 
 def _shape_text(shape: TensorShape) -> str:
-    if shape.rank is None:
+    if shape.dims is None:
         return "<unknown>"
     return "[" + ",".join("?" if d is None else str(d) for d in shape.dims) + "]"
 

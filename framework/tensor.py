@@ -7,7 +7,11 @@ the op library (DESIGN.md: framework <- ops).
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Dict
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+
+if TYPE_CHECKING:
+    from .dtypes import DType
+    from .tensor_shape import TensorShape
 
 _operators: Dict[str, Callable] = {}
 
@@ -31,8 +35,21 @@ class Tensor:
     __slots__ = ()
     __array_priority__ = 100  # NumPy defers binary operators to us
 
+    if TYPE_CHECKING:  # what every subclass provides (as a slot or a property)
+        tensor_id: int
+
+        @property
+        def dtype(self) -> DType: ...
+        @property
+        def shape(self) -> TensorShape: ...
+        @property
+        def name(self) -> str: ...
+        @property
+        def op(self) -> Any: ...
+        def numpy(self) -> Any: ...
+
     @property
-    def ndim(self) -> int:
+    def ndim(self) -> Optional[int]:
         return self.shape.rank
 
     def get_shape(self):

@@ -45,7 +45,7 @@ class TensorShape:
         return self._dims is not None and None not in self._dims
 
     def num_elements(self) -> Optional[int]:
-        if not self.is_fully_defined():
+        if self._dims is None or None in self._dims:
             return None
         n = 1
         for d in self._dims:
@@ -58,7 +58,7 @@ class TensorShape:
             return True
         if len(self._dims) != len(other._dims):
             return False
-        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims, strict=True))
 
     def assert_is_compatible_with(self, other: Any) -> None:
         """ValueError unless this shape and `other` are compatible."""
@@ -88,7 +88,7 @@ class TensorShape:
             return self
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {other} are not compatible")
-        return TensorShape(tuple(a if a is not None else b for a, b in zip(self._dims, other._dims)))
+        return TensorShape(tuple(a if a is not None else b for a, b in zip(self._dims, other._dims, strict=True)))
 
     def with_rank(self, rank: int) -> "TensorShape":
         return self.merge_with(unknown_shape(rank))
@@ -191,7 +191,7 @@ def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
     x = (1,) * (n - len(x)) + x
     y = (1,) * (n - len(y)) + y
     out = []
-    for p, q in zip(x, y):
+    for p, q in zip(x, y, strict=True):
         if p == 1:
             out.append(q)
         elif q == 1 or p == q:

@@ -77,7 +77,7 @@ def _if_grad(op: Any, *grads: Any) -> List[Any]:
     for b, plan in enumerate(plans):
         if plan is not None:
             fn, back, _, _ = plan
-            for j, out in zip(back.input_grads, back.fn.outputs):
+            for j, out in zip(back.input_grads, back.fn.outputs, strict=True):
                 targets.setdefault(branch_inputs[b][j], out)
     result: List[Any] = [None] * len(op.inputs)
     if not targets:
@@ -93,7 +93,7 @@ def _if_grad(op: Any, *grads: Any) -> List[Any]:
             own_outputs = [op.outputs[s] for s in slots]
             extras = [resolve_extra(fn, own_inputs, own_outputs, v) for v in back.extras]
             outs = call_function(back.fn, grads_b + extras)
-            for j, g in zip(back.input_grads, outs):
+            for j, g in zip(back.input_grads, outs, strict=True):
                 by_ext[branch_inputs[b][j]] = g
         return [by_ext[m] if m in by_ext else _zeros_for(ext[m], targets[m]) for m in order]
 
@@ -102,7 +102,7 @@ def _if_grad(op: Any, *grads: Any) -> List[Any]:
     else:
         outs = switch_case(pred, [functools.partial(branch_grad, b) for b in range(len(plans))],
                            name="switch_case_grad")
-    for m, g in zip(order, outs):
+    for m, g in zip(order, outs, strict=True):
         result[1 + m] = g
     return result
 
@@ -145,7 +145,7 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
         body = _extend_while(op, body, missing)
     n_iter = op.outputs[n]
     acc_slot = {id(t): a for a, t in enumerate(body.outputs[n:])}
-    resolved = []  # per extra: (accumulator index, None) or (None, loop-invariant value)
+    resolved: List[tuple] = []  # per extra: (accumulator index, None) or (None, loop-invariant value)
     for value in back.extras:
         j = body.input_index(value)
         if is_constant(value):
@@ -163,7 +163,7 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
                  for k in var_mask]
     var_grads = [dense(g) for g in var_grads]
     ext_targets = sorted({body_inputs[j - n] for j in back.input_grads if j >= n})
-    like = {body_inputs[j - n]: out for j, out in zip(back.input_grads, back.fn.outputs) if j >= n}
+    like = {body_inputs[j - n]: out for j, out in zip(back.input_grads, back.fn.outputs, strict=True) if j >= n}
     ext_grads = [_zeros_for(ext[m], like[m]) for m in ext_targets]
     acc_order = sorted(acc_grads)
 
@@ -174,21 +174,21 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
         i = n_iter - 1 - j
         extras = [gather(accs[a], i) if a is not None else v for a, v in resolved]
         seeds = list(dvars) + [gather(acc_grads[a], i) for a in acc_order]
-        got = dict(zip(back.input_grads, call_function(back.fn, seeds + extras)))
+        got = dict(zip(back.input_grads, call_function(back.fn, seeds + extras), strict=True))
         new_dvars = [got[k] if k in got else array_ops.zeros_like(d)
-                     for k, d in zip(var_mask, dvars)]
+                     for k, d in zip(var_mask, dvars, strict=True)]
         by_ext: Dict[int, Any] = {}
         for jj, g in got.items():
             if jj >= n:
                 by_ext[body_inputs[jj - n]] = g
-        new_dexts = [d + by_ext[m] if m in by_ext else d for m, d in zip(ext_targets, dexts)]
+        new_dexts = [d + by_ext[m] if m in by_ext else d for m, d in zip(ext_targets, dexts, strict=True)]
         return j + 1, new_dvars, new_dexts
 
     _, var_grads, ext_grads = while_loop(loop_cond, loop_body, (0, var_grads, ext_grads),
                                          name="while_grad")
-    for k, g in zip(var_mask, var_grads):
+    for k, g in zip(var_mask, var_grads, strict=True):
         result[k] = g
-    for m, g in zip(ext_targets, ext_grads):
+    for m, g in zip(ext_targets, ext_grads, strict=True):
         result[ext_start + m] = g
     return result
 

@@ -14,13 +14,13 @@ def _spell_out_ellipsis(terms, out, inputs):
         return terms, out
     free = [c for c in LETTERS if c not in "".join(terms) + out]
     counts = []
-    for term, x in zip(terms, inputs):
+    for term, x in zip(terms, inputs, strict=True):
         if ELLIPSIS in term and x.shape.rank is None:
             raise ValueError("the gradient of an einsum with '...' needs operands of known rank")
         counts.append(x.shape.rank - len(term) + 1 if ELLIPSIS in term else 0)
     letters = "".join(free[:max(counts)])
     terms = [t.replace(ELLIPSIS, letters[len(letters) - n:] if n else "")
-             for t, n in zip(terms, counts)]
+             for t, n in zip(terms, counts, strict=True)]
     return terms, out.replace(ELLIPSIS, letters)
 
 
@@ -36,7 +36,7 @@ def _einsum_grad(op, grad):
     terms, out = _spell_out_ellipsis(terms, out, inputs)
     skip = op.skip_input_indices
     grads = []
-    for i, (term, x) in enumerate(zip(terms, inputs)):
+    for i, (term, x) in enumerate(zip(terms, inputs, strict=True)):
         if i in skip:
             grads.append(None)
             continue

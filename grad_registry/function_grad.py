@@ -59,6 +59,6 @@ def _call_grad(op: Any, *grads: Any) -> List[Any]:
         extend_op(op, {"f": f}, f.output_specs[len(op.outputs):])
     extras = [resolve_extra(f, op.inputs, op.outputs, v) for v in back.extras]
     outs = call_function(back.fn, [dense(grads[i]) for i in mask] + extras)
-    for j, grad in zip(back.input_grads, outs):
+    for j, grad in zip(back.input_grads, outs, strict=True):
         result[j] = grad
     return result

@@ -314,14 +314,14 @@ def _sum_to_shape_jvp(op, tx, t_shape):
 @RegisterJVP(CONCAT.type)
 def _concat_jvp(op, *tangents):
     """The tangents concatenated (zeros for inputs without one)."""
-    parts = [_or_zeros(t, x) for t, x in zip(tangents, op.inputs)]
+    parts = [_or_zeros(t, x) for t, x in zip(tangents, op.inputs, strict=True)]
     return join_ops.concat(parts, axis=op.get_attr("axis"))
 
 
 @RegisterJVP(PACK.type)
 def _pack_jvp(op, *tangents):
     """The tangents stacked (zeros for inputs without one)."""
-    parts = [_or_zeros(t, x) for t, x in zip(tangents, op.inputs)]
+    parts = [_or_zeros(t, x) for t, x in zip(tangents, op.inputs, strict=True)]
     return join_ops.stack(parts, axis=op.get_attr("axis"))
 
 

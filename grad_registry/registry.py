@@ -1,7 +1,7 @@
 """RegisterGradient / NotDifferentiable / get_gradient_function: one registry, both modes."""
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Container, Optional, Sequence
 
 from ..framework.registry import gradient_functions, gradients_accepting_none
 
@@ -50,7 +50,7 @@ def get_gradient_function(op: Any) -> Optional[Callable]:
                           f"(op type: {op.type})") from None
 
 
-def accepts_none(op: Any) -> frozenset:
+def accepts_none(op: Any) -> Container[int]:
     """Output indices at which `op`'s gradient function takes None for no gradient."""
     return gradients_accepting_none.get(op.gradient_name, frozenset())
 

@@ -72,10 +72,16 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     if axis is None:
         x = array_ops.reshape(x, [-1])
         axis = 0
+    elif x.shape.rank == 0:  # TF repeats a scalar as a vector of one element
+        x = array_ops.reshape(x, [1])
+    rank = x.shape.rank
+    if rank is not None and not -rank <= axis < rank:
+        raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
     counts = constant_value(convert_to_tensor(repeats))
     if counts is None:
         raise ValueError("repeat needs statically known repeats")
-    rank = x.shape.rank
+    if rank is None:
+        raise ValueError("repeat along an axis needs a tensor of known rank")
     axis = axis % rank
     counts = counts.reshape(-1)
     single = counts.size == 1
@@ -114,7 +120,7 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool_,
 def broadcast_static_shape(shape_x: TensorShape, shape_y: TensorShape) -> TensorShape:
     """The broadcast of two static shapes; ValueError if they are incompatible."""
     x, y = as_shape(shape_x), as_shape(shape_y)
-    if x.rank is None or y.rank is None:
+    if x.dims is None or y.dims is None:
         return TensorShape(None)
     dims_x, dims_y = list(x.dims), list(y.dims)
     n = max(len(dims_x), len(dims_y))

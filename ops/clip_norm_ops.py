@@ -60,7 +60,7 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     clip_norm = cast(convert_to_tensor(clip_norm, dtype_hint=norm.dtype), norm.dtype)
     scale = clip_norm * minimum(1.0 / norm, 1.0 / clip_norm) + (norm - norm)
-    clipped = []
+    clipped: List[Any] = []
     for t in t_list:
         if t is None:
             clipped.append(None)

@@ -8,7 +8,7 @@ with placeholders nobody reads. Gradient: grad_registry/control_flow_grad.py.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -59,11 +59,11 @@ def run_branch(resources: Any, b: int, ext: tuple, branches: tuple, branch_input
     """The outputs of an If/Case op whose branch `b` runs on its share of `ext`."""
     outs = with_stack_room(branches[b].run, resources, [ext[i] for i in branch_inputs[b]])
     result: List[Any] = [None] * n_outputs
-    for value, slot in zip(outs, branch_outputs[b]):
+    for value, slot in zip(outs, branch_outputs[b], strict=True):
         result[slot] = value
     for other, fn in enumerate(branches):
         if other != b:
-            for tensor, slot in zip(fn.outputs, branch_outputs[other]):
+            for tensor, slot in zip(fn.outputs, branch_outputs[other], strict=True):
                 if result[slot] is None:  # an extra forward value of another branch
                     result[slot] = untaken_value(tensor)
     return result
@@ -86,7 +86,7 @@ def relaxed_shape(a: TensorShape, b: TensorShape) -> TensorShape:
     """The most specific shape both `a` and `b` satisfy."""
     if a.rank is None or b.rank is None or a.rank != b.rank:
         return TensorShape(None)
-    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list(), strict=True)])
 
 
 def trace_branch(name: str, branch_fn: Callable[[], Any]) -> Tuple[FuncGraph, Any, list]:
@@ -112,7 +112,7 @@ def check_branches(then_struct: Any, else_struct: Any, then_flat: list, else_fla
     except ValueError as error:
         raise TypeError(f"{_MISMATCH}\n\ntrue_fn output: {then_struct}\nfalse_fn output: "
                         f"{else_struct}\n\nError details:\n{error}") from None
-    for i, (t, e) in enumerate(zip(then_flat, else_flat)):
+    for i, (t, e) in enumerate(zip(then_flat, else_flat, strict=True)):
         if t.dtype != e.dtype:
             raise TypeError(f"{_MISMATCH}\n\nError details:\noutput {i}: {t} and {e} have "
                             "different types")
@@ -120,19 +120,19 @@ def check_branches(then_struct: Any, else_struct: Any, then_flat: list, else_fla
 
 
 def build_if(pred: Any, graphs: Sequence[FuncGraph], flats: Sequence[list], name: str,
-             op_defs: Tuple[Any, Any] = None) -> list:
+             op_defs: Optional[Tuple[Any, Any]] = None) -> list:
     """Adds the `If` op (or with `op_defs` (stateful, stateless) a `Case` op) running
     one of the traced branch graphs, selected by `pred`; its outputs."""
     sources, per_graph = union_captures(graphs)
     note_variable_reads(sources)
     inputs = [pred] + [capture_value(s) for s in sources]
-    fns = [GraphFunction(g, g.inputs, flat) for g, flat in zip(graphs, flats)]
+    fns = [GraphFunction(g, g.inputs, flat) for g, flat in zip(graphs, flats, strict=True)]
     depth = needs_gradient(inputs)
     if depth:
         fns = [fn.with_gradient_outputs(depth) for fn in fns]
     n = len(flats[0])
     specs = []
-    for outputs in zip(*flats):
+    for outputs in zip(*flats, strict=True):
         shape = outputs[0].shape
         for t in outputs[1:]:
             shape = relaxed_shape(shape, t.shape)
@@ -144,7 +144,7 @@ def build_if(pred: Any, graphs: Sequence[FuncGraph], flats: Sequence[list], name
             slots.append(len(specs))
             specs.append((t.dtype, TensorShape(None)))
         outputs_map.append(tuple(slots))
-    attrs = {"branches": tuple(fns), "branch_inputs": tuple(per_graph),
+    attrs: Dict[str, Any] = {"branches": tuple(fns), "branch_inputs": tuple(per_graph),
              "branch_outputs": tuple(outputs_map), "output_specs": tuple(specs)}
     stateful_def, stateless_def = op_defs or (IF, STATELESS_IF)
     if op_defs is None:

@@ -40,7 +40,7 @@ def tuple(tensors: Sequence[Any], name: Optional[str] = None,  # noqa: A001 (TF'
     deps = [t.op if isinstance(t, Tensor) else t.values.op for t in present]
     deps += list(control_inputs or [])
     gate = group(*deps)
-    out = []
+    out: list = []
     with graph.control_dependencies([gate]):
         for t in tensors:
             if t is None:

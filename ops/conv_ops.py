@@ -17,6 +17,7 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
+from .indexed_slices_ops import gather
 from .shape_rules import check_same_dtype
 from .tensor_util import shape_from_tensor
 
@@ -51,7 +52,7 @@ def window_patches(x: np.ndarray, kh: int, kw: int, strides: Sequence[int], padd
     if top or bottom or left or right:
         x = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=pad_value)
     sn, sh, sw, sc = x.strides
-    view = _as_strided(x, (n, oh, ow, kh, kw, c),
+    view = _as_strided(x, (n, oh, ow, kh, kw, c),  # type: ignore[arg-type]  # h, w known: oh, ow are ints
                        (sn, sh * strides[1], sw * strides[2], sh * dilations[1],
                         sw * dilations[2], sc), writeable=False)
     return view, (top, left)
@@ -85,7 +86,7 @@ def window_attr(value: Any, name: str, data_format: str = "NHWC") -> Tuple[int, 
         raise ValueError(f"{name} should be of length 1, 2 or 4, got {len(values)}")
     if data_format == "NCHW":
         values = [values[0], values[2], values[3], values[1]]
-    return tuple(values)
+    return (values[0], values[1], values[2], values[3])
 
 
 def check_window_attrs(attrs: dict, *names: str) -> None:
@@ -185,7 +186,7 @@ def _out_shape(x_shape: TensorShape, filter_shape: TensorShape, attrs) -> Tensor
         return TensorShape((None, None, None, filter_shape[3] if filter_shape.rank else None))
     kh = kw = out_channels = None
     if filter_shape.rank is not None:
-        kh, kw, _, out_channels = filter_shape.dims
+        kh, kw, _, out_channels = filter_shape.as_list()
     strides, dilations, padding = attrs["strides"], attrs["dilations"], attrs["padding"]
     oh = window_geometry(x_shape[1], kh, strides[1], dilations[1], padding)[0]
     ow = window_geometry(x_shape[2], kw, strides[2], dilations[2], padding)[0]
@@ -196,7 +197,7 @@ def _check_static_depths(x_shape: TensorShape, filter_shape: TensorShape) -> Non
     check_rank4(x_shape, "input")
     check_rank4(filter_shape, "filter")
     if x_shape.rank and filter_shape.rank and None not in (x_shape[3], filter_shape[2]):
-        _check_depths(x_shape[3], filter_shape.dims)
+        _check_depths(x_shape[3], filter_shape.as_list())
 
 
 def _conv2d_infer(inputs, attrs):
@@ -267,7 +268,7 @@ def _from_nhwc(y: Any, data_format: str):
 
 
 def _nchw_sizes(sizes: Any):
-    return array_ops.gather(convert_to_tensor(sizes), [0, 2, 3, 1]) if not \
+    return gather(convert_to_tensor(sizes), [0, 2, 3, 1]) if not \
         isinstance(sizes, (list, tuple)) else [sizes[0], sizes[2], sizes[3], sizes[1]]
 
 

@@ -207,7 +207,7 @@ def call_with_custom_gradient(f: Callable, args: Sequence[Any], kwargs: Dict[str
     def tape_grad_fn(*result_grads: Any) -> List[Any]:
         """One gradient per recorded input, from the user's grad_fn."""
         dys = [g if g is not None else _zeros_for(t)
-               for g, t in zip(result_grads[:n_results], flat_result)]
+               for g, t in zip(result_grads[:n_results], flat_result, strict=True)]
         return signature.input_grads(grad_fn, dys)
 
     outputs = _fresh_outputs(flat_result, inputs, tape_grad_fn)

@@ -101,12 +101,12 @@ def _term_dims(term: str, shape: TensorShape, sizes: dict, name: str):
     if n_ell < 0 or (n_ell > 0 and ELLIPSIS not in term):
         raise ValueError(f"einsum operand {name} of shape {shape} does not match "
                          f"subscripts {term.replace(ELLIPSIS, '...')!r}")
-    dims, ell = list(shape.dims), TensorShape(())
+    dims, ell = shape.as_list(), TensorShape(())
     if ELLIPSIS in term:
         start = term.index(ELLIPSIS)
         ell = TensorShape(tuple(dims[start:start + n_ell]))
         del dims[start:start + n_ell]
-    for c, d in zip(labels, dims):
+    for c, d in zip(labels, dims, strict=True):
         sizes[c] = _merge_label(c, sizes[c], d, name, shape) if c in sizes else d
     return ell
 
@@ -128,7 +128,7 @@ def _einsum_infer(inputs, attrs):
     dtype = check_same_dtype(inputs)
     sizes: dict = {}
     ell = TensorShape(())
-    for i, (term, t) in enumerate(zip(terms, inputs)):
+    for i, (term, t) in enumerate(zip(terms, inputs, strict=True)):
         ell = broadcast_shapes(ell, _term_dims(term, t.shape, sizes, f"#{i}"))
     if ELLIPSIS in out and ell.rank is None:
         return [(dtype, TensorShape(None))]
@@ -178,7 +178,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None):
     a_axes, b_axes = _tensordot_axes(axes, rank_a, rank_b)
     a_term = list(LETTERS[:rank_a])
     b_term = list(LETTERS[rank_a:rank_a + rank_b])
-    for i, j in zip(a_axes, b_axes):
+    for i, j in zip(a_axes, b_axes, strict=True):
         b_term[j] = a_term[i]
     out = [c for i, c in enumerate(a_term) if i not in a_axes] + \
         [c for j, c in enumerate(b_term) if j not in b_axes]

@@ -90,6 +90,7 @@ def lifted_initial_value(graph: FuncGraph, initial_value: Any) -> Any:
 def _reads_arguments(tensor: SymbolicTensor) -> bool:
     """Whether `tensor` depends on an argument placeholder of its graph."""
     graph = tensor.op.graph
+    assert isinstance(graph, FuncGraph), "called for function-graph tensors only"
     seen, stack = set(), [tensor.op]
     while stack:
         op = stack.pop()
@@ -126,7 +127,7 @@ def initialize_deferred(graph: FuncGraph, arguments: list) -> None:
     plan = compile_plan(graph, [tensor for _, tensor in pending], feeds, "deferred_initializers")
     values = run_plan(plan, tuple(arrays), EAGER_RESOURCES)
     with init_scope():
-        for (variable, _), value in zip(pending, values, strict=False):
+        for (variable, _), value in zip(pending, values, strict=True):
             variable.assign(value)
 
 
@@ -134,6 +135,7 @@ def _evaluate(tensor: SymbolicTensor) -> Any:
     """Computes a function-graph tensor that depends on no function argument, from
     the eager values its graph captured (TF lifts such initializers)."""
     graph = tensor.op.graph
+    assert isinstance(graph, FuncGraph), "called for function-graph tensors only"
     feeds, arrays = [], []
     for source, placeholder in graph.captures:
         if isinstance(source, SymbolicTensor):

@@ -14,7 +14,7 @@ so that the `tf.compat.v1.test` spelling ported to `dg.test` keeps working.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Sequence, Tuple
 
 import numpy as np
 
@@ -70,7 +70,7 @@ def _prepare(f: Callable, xs: List[Tensor]) -> _Runner:
     phs = [placeholder(x.dtype, x.shape) for x in xs]
     y = convert_to_tensor(f(*phs))
     sess = _session()
-    return lambda *data: sess.run(y, feed_dict=dict(zip(phs, data)))
+    return lambda *data: sess.run(y, feed_dict=dict(zip(phs, data, strict=True)))
 
 
 def _prepare_grad(f: Callable, xs: List[Tensor], param: int, y_dtype: Any) -> _Runner:
@@ -93,13 +93,13 @@ def _prepare_grad(f: Callable, xs: List[Tensor], param: int, y_dtype: Any) -> _R
     def grad_graph(dy: np.ndarray, *data: np.ndarray) -> Any:
         if grad is None:
             return None
-        return sess.run(grad, feed_dict={dy_ph: dy, **dict(zip(phs, data))})
+        return sess.run(grad, feed_dict={dy_ph: dy, **dict(zip(phs, data, strict=True))})
     return grad_graph
 
 
 def _scatter_row(jacobian: np.ndarray, row: int, grad: Any, x_val_size: int) -> None:
     if isinstance(grad, IndexedSlicesValue):
-        for index, values in zip(np.asarray(grad.indices).ravel(), np.asarray(grad.values)):
+        for index, values in zip(np.asarray(grad.indices).ravel(), np.asarray(grad.values), strict=True):
             begin = int(index) * x_val_size
             jacobian[row, begin:begin + x_val_size] += np.asarray(values).ravel().view(
                 jacobian.dtype)
@@ -167,7 +167,8 @@ def compute_gradient(f: Any, x: Any = None, delta: float = 1e-3, *args: Any,
     is not a list or tuple, or when f's output is empty but its gradient is not.
     """
     if not callable(f):
-        return gradient_checker_v1.compute_gradient(f, x, delta, *args, **kwargs)
+        # a graph tensor `f` (v1 calling convention) gets v1's (theoretical, numerical) pairs
+        return gradient_checker_v1.compute_gradient(f, x, delta, *args, **kwargs)  # type: ignore[return-value]
     if not isinstance(x, (list, tuple)):
         raise ValueError("`x` must be a list or tuple of values convertible to a Tensor "
                          f"(arguments to `f`), not a {type(x)}")
@@ -188,7 +189,7 @@ def compute_gradient(f: Any, x: Any = None, delta: float = 1e-3, *args: Any,
 def max_error(grad1: Sequence[np.ndarray], grad2: Sequence[np.ndarray]) -> float:
     """The largest absolute difference between two lists of Jacobians."""
     error = 0.0
-    for a, b in zip(grad1, grad2):
+    for a, b in zip(grad1, grad2, strict=True):
         if a.size or b.size:
             error = max(error, float(np.max(np.abs(np.asarray(a) - np.asarray(b)))))
     return error

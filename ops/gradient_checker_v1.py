@@ -62,7 +62,7 @@ def _theoretical(x: Any, x_shape: Sequence[int], x_data: np.ndarray, dy: Any,
         dy_flat[col] = 1
         grad = sess.run(dx, feed_dict={**feeds, x: x_data, dy: dy_data}) if dx is not None else None
         if isinstance(grad, IndexedSlicesValue):
-            for index, values in zip(np.asarray(grad.indices).ravel(), np.asarray(grad.values)):
+            for index, values in zip(np.asarray(grad.indices).ravel(), np.asarray(grad.values), strict=True):
                 begin = int(index) * x_val_size
                 jacobian[begin:begin + x_val_size, col] += np.asarray(values).ravel().view(
                     jacobian.dtype)
@@ -122,11 +122,14 @@ def compute_gradient(x: Any, x_shape: Any, y: Any, y_shape: Sequence[int],
     shapes = [x_shape] if single else list(x_shape)
     inits = [x_init_value] if single else (list(x_init_value) if x_init_value is not None
                                            else [None] * len(xs))
+    if len(shapes) != len(xs) or len(inits) != len(xs):
+        raise ValueError(f"compute_gradient: {len(xs)} x tensors but {len(shapes)} x_shape "
+                         f"entries and {len(inits)} x_init_value entries")
     _check_dtype(y.dtype, "y")
     dy = placeholder(y.dtype, y_shape)
     dxs = gradients(y, xs, grad_ys=dy)
     pairs = []
-    for i, (xi, shape, init, dx) in enumerate(zip(xs, shapes, inits, dxs)):
+    for i, (xi, shape, init, dx) in enumerate(zip(xs, shapes, inits, dxs, strict=True)):
         _check_dtype(xi.dtype, f"argument {i}")
         data = _initial_value(xi.dtype, shape, init)
         pairs.append((_theoretical(xi, shape, data, dy, y_shape, dx, feeds),

@@ -39,7 +39,7 @@ def hessian_vector_product(ys: Any, xs: Any, v: Any) -> List[Any]:
         return _eager_hvp(ys, xs, v)
     grads = gradients(ys, xs)
     products = [math_ops.multiply(g, array_ops.stop_gradient(vi))
-                for g, vi in zip(grads, v) if g is not None]
+                for g, vi in zip(grads, v, strict=True) if g is not None]
     return gradients(products, xs)
 
 
@@ -53,7 +53,7 @@ def _eager_hvp(f: Callable, xs: List[Any], v: List[Any]) -> List[Any]:
             y = f(*xs)
         grads = inner.gradient(y, xs)
         products = [math_ops.multiply(g, array_ops.stop_gradient(vi))
-                    for g, vi in zip(grads, v) if g is not None]
+                    for g, vi in zip(grads, v, strict=True) if g is not None]
     return outer.gradient(products, xs)
 
 
@@ -65,11 +65,11 @@ def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_o
                            "(as in TensorFlow). Use GradientTape(persistent=True).hessian, "
                            "nested GradientTapes, or dg.hessians inside a dg.function.")
     xs = as_list(xs)
-    kwargs = dict(gate_gradients=gate_gradients, aggregation_method=aggregation_method)
+    kwargs: dict = dict(gate_gradients=gate_gradients, aggregation_method=aggregation_method)
     grads = gradients(ys, xs, **kwargs)
     result = []
     with _state.graph.name_scope(name):
-        for grad, x in zip(grads, xs):
+        for grad, x in zip(grads, xs, strict=True):
             n = x.shape.num_elements()
             if n is None:
                 raise ValueError(f"hessians needs a statically known shape for {x.name}, "

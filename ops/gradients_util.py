@@ -135,7 +135,7 @@ def default_grad_ys(grad_ys: Optional[Sequence[Any]], ys: Sequence[Any]) -> list
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     out = []
-    for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
+    for i, (y, grad_y) in enumerate(zip(ys, grad_ys, strict=True)):
         if grad_y is None:
             if y.dtype.is_complex:
                 raise TypeError(f"Gradients of complex tensors ({y!r}) must set grad_ys "
@@ -257,7 +257,7 @@ def _gradients(ys, xs, grad_ys, name, gate_gradients, aggregation_method, stop_g
         crossing = _Crossing(func_graphs, {id(x) for x in xs}) if func_graphs else _NO_CROSSING
         between, pending = _pending_count(to_ops, from_ops, crossing)
         grads: Dict[Operation, list] = {}
-        for y, grad_y in zip(ys, grad_ys):
+        for y, grad_y in zip(ys, grad_ys, strict=True):
             _set_grad(grads, y, grad_y)
         queue: collections.deque = collections.deque()
         queued: Set[Operation] = set()
@@ -278,7 +278,7 @@ def _gradients(ys, xs, grad_ys, name, gate_gradients, aggregation_method, stop_g
                 inputs = crossing.inputs(op)
                 skip = frozenset([i for i, t in enumerate(inputs) if t.op not in between])
                 in_grads = _call_gradient(graph, op, grad_fn, out_grads, gate_gradients, skip)
-                for i, (t_in, in_grad) in enumerate(zip(inputs, in_grads)):
+                for i, (t_in, in_grad) in enumerate(zip(inputs, in_grads, strict=True)):
                     if in_grad is None:
                         continue
                     if isinstance(in_grad, SymbolicTensor) and t_in.dtype is not dtypes.resource \

@@ -238,7 +238,7 @@ def build_backward(fn: GraphFunction, mask: Tuple[int, ...]) -> Backward:
         grads = gradients_helper(ys, [fn.inputs[j] for j in xs_index], grad_ys) if ys else \
             [None] * len(xs_index)
         outputs, input_grads = [], []
-        for j, grad in zip(xs_index, grads):
+        for j, grad in zip(xs_index, grads, strict=True):
             if grad is None:
                 continue
             grad = dense_gradient(grad)
@@ -259,7 +259,7 @@ def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:
     f = attrs["f"]
     if len(inputs) != len(f.inputs):
         raise ValueError(f"function '{f.name}' takes {len(f.inputs)} inputs, got {len(inputs)}")
-    for t, ph in zip(inputs, f.inputs):
+    for t, ph in zip(inputs, f.inputs, strict=True):
         if t.dtype != ph.dtype:
             raise TypeError(f"function '{f.name}' input {ph.op.name} expects "
                             f"{ph.dtype.name}, got {t.dtype.name}")

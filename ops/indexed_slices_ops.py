@@ -5,7 +5,6 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def import declare_op
 from ..framework.tensor import register_operator

@@ -156,7 +156,7 @@ def stack(values: Sequence[Any], axis: int = 0, name: Optional[str] = "stack"):
     tensors = [convert_to_tensor(v) for v in values]
     dtype_hint = tensors[0].dtype
     tensors = [t if t.dtype == dtype_hint else convert_to_tensor(v, dtype_hint=dtype_hint)
-               for t, v in zip(tensors, values)]
+               for t, v in zip(tensors, values, strict=True)]
     rank = tensors[0].shape.rank
     axis = int(axis)
     if rank is not None and not -(rank + 1) <= axis < rank + 1:

@@ -34,6 +34,8 @@ def _check_int(t, what: str) -> None:
 
 # -- tile ---------------------------------------------------------------------
 def _tile_kernel(x, multiples):
+    if np.ndim(multiples) != 1:
+        raise ValueError(f"Expected multiples to be 1-D, but got shape {list(np.shape(multiples))}")
     if len(multiples) != x.ndim:
         raise ValueError(f"Expected multiples argument to be a vector of length {x.ndim} "
                          f"but got length {len(multiples)}")
@@ -45,6 +47,8 @@ def _tile_kernel(x, multiples):
 def _tile_infer(inputs, attrs):
     x, multiples = inputs
     _check_int(multiples, "multiples")
+    if multiples.shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {multiples.shape.rank} for multiples")
     n = multiples.shape[0] if multiples.shape.rank == 1 else x.shape.rank
     if n is None:
         return [(x.dtype, unknown_shape())]
@@ -58,7 +62,7 @@ def _tile_infer(inputs, attrs):
     if min(value, default=0) < 0:
         raise ValueError(f"Expected multiples to be non-negative, got {value}")
     return [(x.dtype, TensorShape(tuple(None if d is None else d * m
-                                        for d, m in zip(dims, value))))]
+                                        for d, m in zip(dims, value, strict=True))))]
 
 
 TILE = declare_op("Tile", _tile_kernel, _tile_infer, grad_inputs=(1,))
@@ -81,7 +85,7 @@ def _check_paddings(paddings, shape, mode: Optional[str]) -> None:
         raise ValueError(f"Paddings must be non-negative: {paddings.tolist()}")
     if mode is not None:
         limit = 0 if mode == "REFLECT" else 1
-        for (before, after), dim in zip(paddings, shape):
+        for (before, after), dim in zip(paddings, shape, strict=True):
             if max(before, after) > dim - 1 + limit:
                 raise ValueError(f"paddings must be no greater than the dimension size "
                                  f"{dim}{' minus 1' if mode == 'REFLECT' else ''} in "
@@ -113,7 +117,7 @@ def _padded_shape(x, paddings, mode: Optional[str]) -> TensorShape:
     elif np.any(value < 0):
         raise ValueError(f"Paddings must be non-negative: {value.tolist()}")
     return TensorShape(tuple(None if d is None else d + int(p.sum())
-                             for d, p in zip(dims, value)))
+                             for d, p in zip(dims, value, strict=True)))
 
 
 def _pad_infer(inputs, attrs):
@@ -166,7 +170,7 @@ def _mirror_pad_grad_infer(inputs, attrs):
         return [(grad.dtype, TensorShape((None,) * rank))]
     value = np.asarray(value).reshape(rank, 2)
     return [(grad.dtype, TensorShape(tuple(None if d is None else d - int(p.sum())
-                                           for d, p in zip(grad.shape.dims, value))))]
+                                           for d, p in zip(grad.shape.dims, value, strict=True))))]
 
 
 # The adjoint of MirrorPad (TF's MirrorPadGrad): folds the mirrored borders back in.

@@ -350,7 +350,7 @@ for _name, _func in [("add", add), ("subtract", subtract), ("multiply", multiply
                      ("greater", greater), ("greater_equal", greater_equal),
                      ("equal", equal), ("not_equal", not_equal),
                      ("tensor_equals", tensor_equals), ("tensor_not_equals", tensor_not_equals)]:
-    register_operator(_name, _func)
+    register_operator(_name, _func)  # type: ignore[arg-type]  # mypy joins the signatures to `function`
 # `+ - *` straight to apply_binary (the hot operators: one Python frame less each).
 for _name, _op in [("add", ADD), ("subtract", SUB), ("multiply", MUL)]:
     register_operator(_name, functools.partial(apply_binary, _op))

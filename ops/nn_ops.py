@@ -174,7 +174,7 @@ def _noise_shape(x: Any, noise_shape: Any):
         return x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
     if isinstance(noise_shape, Tensor):
         return noise_shape
-    dims = list(as_shape(noise_shape).dims)
+    dims = as_shape(noise_shape).as_list()
     if None in dims:
         x_dims = x.shape.dims
         if x_dims is None or len(x_dims) != len(dims):

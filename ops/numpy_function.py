@@ -27,7 +27,7 @@ def _results(func: Callable, arrays: Sequence[np.ndarray], Tout: tuple) -> list:
         raise ValueError(f"numpy_function {getattr(func, '__name__', func)!r} returned "
                          f"{len(values)} values, expected {len(Tout)} (Tout={list(Tout)})")
     arrays_out = []
-    for i, (value, dtype) in enumerate(zip(values, Tout)):
+    for i, (value, dtype) in enumerate(zip(values, Tout, strict=True)):
         array = np.asarray(value)
         target = np.dtype(dtype.as_numpy_dtype)
         if array.dtype != target:

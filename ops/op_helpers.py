@@ -69,7 +69,7 @@ def scalar_operand(value: Any, np_dtype: Any, dtype: Any = None) -> EagerTensor:
     by_dtype = _state.scalar_operands.get(np_dtype)
     if by_dtype is None:
         by_dtype = _state.scalar_operands[np_dtype] = {}
-    tensor = by_dtype.get(value)
+    tensor: Any = by_dtype.get(value)  # eager, so convert_to_tensor gives an EagerTensor
     if tensor is None:
         tensor = convert_to_tensor(value, dtype=dtype if dtype is not None else
                                    from_numpy(np_dtype))

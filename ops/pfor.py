@@ -85,13 +85,13 @@ def _onehot_rule(op: Operation, inputs: list, batched: tuple) -> Optional[list]:
             size = int(np.prod(value.event))
             dims = [size // known if d == -1 else d for d in dims]
         return [(OneHot(value.n, dims, value.dtype, value.scale), True)]
-    if kind == "Mul" and sum(hot) == 1 and not any(b for b, h in zip(batched, hot) if not h):
+    if kind == "Mul" and sum(hot) == 1 and not any(b for b, h in zip(batched, hot, strict=True) if not h):
         value = inputs[hot.index(True)]
         other = inputs[1 - hot.index(True)]
         dims = other.shape.dims
         if dims is None or len(dims) > len(value.event) or None in dims:
             return None
-        if any(d not in (1, e) for d, e in zip(reversed(dims), reversed(value.event))):
+        if any(d not in (1, e) for d, e in zip(reversed(dims), reversed(value.event), strict=False)):  # dims may be shorter
             return None
         if tuple(dims) != value.event:
             other = broadcast_to(other, list(value.event))
@@ -99,7 +99,7 @@ def _onehot_rule(op: Operation, inputs: list, batched: tuple) -> Optional[list]:
         scale = factor if value.scale is None else multiply(value.scale, factor)
         return [(OneHot(value.n, value.event, value.dtype, scale), True)]
     if kind == "MatMul" and sum(hot) == 1 and not (batched[0] and batched[1]) and \
-            all(t.shape.rank == 2 for t, h in zip(inputs, hot) if not h):
+            all(t.shape.rank == 2 for t, h in zip(inputs, hot, strict=True) if not h):
         ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
         if hot[1]:
             value, a = inputs[1], inputs[0]
@@ -200,7 +200,7 @@ class Converter:
             results = [(t, False) for t in outs]
         else:
             results = self._batched(op, inputs, batched)
-        for t, pair in zip(op.outputs, results):
+        for t, pair in zip(op.outputs, results, strict=True):
             self.values[id(t)] = pair
 
     def _batched(self, op: Operation, inputs: list, batched: tuple) -> list:
@@ -231,7 +231,7 @@ class Converter:
                              "a statically known batch size")
         per_output: List[list] = []
         for i in range(self.n):
-            args = [gather(t, i) if b else t for t, b in zip(inputs, batched)]
+            args = [gather(t, i) if b else t for t, b in zip(inputs, batched, strict=True)]
             outs = run_op(op, args)
             if not per_output:
                 per_output = [[] for _ in outs]
@@ -281,11 +281,12 @@ def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True
     for t in flat:
         if t.shape.rank == 0:
             raise ValueError("vectorized_map: elems must have a leading axis to map over")
-        if t.shape.rank is not None and t.shape.dims[0] is not None:
-            n = t.shape.dims[0] if n is None else n
-            if t.shape.dims[0] != n:
+        dims = t.shape.dims
+        if dims is not None and dims[0] is not None:
+            n = dims[0] if n is None else n
+            if dims[0] != n:
                 raise ValueError(f"vectorized_map: elems have different leading sizes "
-                                 f"({n} and {t.shape.dims[0]})")
+                                 f"({n} and {dims[0]})")
     specs = [(t.dtype, t.shape[1:] if t.shape.rank is not None else None) for t in flat]
 
     def body(placeholders: list) -> Any:
@@ -294,12 +295,12 @@ def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True
     graph, placeholders, result = trace(body, specs, "vectorized_map")
     flat_out = [densified(r) for r in nest.flatten(result)]
     converter = Converter(graph, 0, n, fallback_to_while_loop)
-    for p, t in zip(placeholders, flat):
+    for p, t in zip(placeholders, flat, strict=True):
         converter.bind(p, t)
     tensors = [i for i, r in enumerate(flat_out) if isinstance(r, Tensor)]
     pairs = converter.convert([flat_out[i] for i in tensors])
     out = list(flat_out)
-    for i, (value, is_batched) in zip(tensors, pairs):
+    for i, (value, is_batched) in zip(tensors, pairs, strict=True):
         out[i] = finish(value, is_batched, n)
     return nest.pack_sequence_as(result, out)
 

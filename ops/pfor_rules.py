@@ -85,9 +85,9 @@ def _static_list(t: Any) -> list:
 # -- elementwise ----------------------------------------------------------------
 def _elementwise(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
     """Any broadcasting elementwise op: align the event ranks of batched inputs."""
-    ranks = [event_rank(t, b) for t, b in zip(inputs, batched)]
+    ranks = [event_rank(t, b) for t, b in zip(inputs, batched, strict=True)]
     top = max(ranks)
-    args = [expand_event(t, top - r) if b else t for t, b, r in zip(inputs, batched, ranks)]
+    args = [expand_event(t, top - r) if b else t for t, b, r in zip(inputs, batched, ranks, strict=True)]
     return [(out, True) for out in run_op(op, args)]
 
 
@@ -212,7 +212,7 @@ def _shape_of(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
 # -- joins ------------------------------------------------------------------------
 @register_batching_rule("ConcatV2", "Pack")
 def _join(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
-    args = [t if b else tile(t, n) for t, b in zip(inputs, batched)]
+    args = [t if b else tile(t, n) for t, b in zip(inputs, batched, strict=True)]
     return [(run_op(op, args, dict(op.attrs, axis=_shift_axis(op.attrs["axis"])))[0], True)]
 
 
@@ -302,7 +302,7 @@ _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_ax
 def _with_batch_slice(op: Any, bounds: list) -> Tuple[list, dict]:
     """begin/end/strides and masks with a leading full slice for the batch axis."""
     parts = []
-    for t, lead in zip(bounds, (0, 0, 1)):
+    for t, lead in zip(bounds, (0, 0, 1), strict=True):
         parts.append(constant(np.array([lead] + _static_list(t), t.dtype.as_numpy_dtype)))
     attrs = dict(op.attrs)
     for mask in _MASKS:
@@ -331,7 +331,7 @@ def _strided_slice_grad(op: Any, inputs: list, batched: tuple, n: Optional[int])
 
 @register_batching_rule("IdentityN")
 def _identity_n(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
-    return list(zip(inputs, batched))
+    return list(zip(inputs, batched, strict=True))
 
 
 # -- ops over trailing axes, axis attrs, padding and tiling ------------------------

@@ -117,7 +117,7 @@ def _next_op_seed() -> int:
 def _random_attrs(op_type: str, dtype: dtypes.DType, op_seed: Optional[int]) -> dict:
     keep = op_seed is not None or _state.graph is not None
     seed, seed2 = get_seed(op_seed)
-    stream = None if seed is None else RandomStream(op_type, dtype, seed, seed2, keep)
+    stream = None if seed is None or seed2 is None else RandomStream(op_type, dtype, seed, seed2, keep)
     return {"dtype": dtype, "stream": stream}
 
 

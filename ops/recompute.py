@@ -51,7 +51,7 @@ def recompute_grad(f: Callable) -> Callable:
                                             output_gradients=list(dresult)))
             grads = [next(live_grads) if _differentiable(s) else None for s in sources]
             n = len(args)
-            input_grads = (list(grads[:n]) + [dict(zip(kw_names, grads[n:n + len(kw_names)]))]
+            input_grads = (list(grads[:n]) + [dict(zip(kw_names, grads[n:n + len(kw_names)], strict=True))]
                            if kw_names else list(grads[:n]))
             return input_grads, list(grads[n + len(kw_names):])
 

@@ -12,7 +12,6 @@ from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphEr
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
-from ..eager import context
 from ..eager.raw_mode import RAW_TYPES, raw_execute
 from .dispatch import apply_op
 

@@ -24,7 +24,7 @@ def _store(resources: Any, variable: Any) -> Any:
     return EAGER_RESOURCES if variable.created_eagerly else resources
 
 
-def _check_shape(variable: Any, value: np.ndarray, what: str) -> None:
+def _check_shape(variable: Any, value: Any, what: str) -> None:
     if not variable.shape.is_compatible_with(value.shape):
         raise ValueError(f"Cannot {what} variable '{variable.name}': the variable shape "
                          f"{variable.shape} and the value shape {TensorShape(value.shape)} are "

@@ -59,13 +59,14 @@ def _check_indices_dtype(indices) -> None:
 def _indexed_shape(indices: TensorShape, target: TensorShape) -> TensorShape:
     """Shape of the slices addressed by `indices` in a tensor of shape `target`:
     indices.shape[:-1] + target.shape[K:]."""
-    if indices.rank is None or target.rank is None or indices.dims[-1] is None:
+    index_dims, target_dims = indices.dims, target.dims
+    if index_dims is None or target_dims is None or index_dims[-1] is None:
         return unknown_shape()
-    k = indices.dims[-1]
+    k = index_dims[-1]
     if k > target.rank:
         raise ValueError(f"index innermost dimension length must be <= rank ({target.rank}); "
                          f"got {k}")
-    return TensorShape(indices.dims[:-1] + target.dims[k:])
+    return TensorShape(index_dims[:-1] + target_dims[k:])
 
 
 # -- gather_nd ------------------------------------------------------------------

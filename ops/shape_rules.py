@@ -92,9 +92,9 @@ def reduced_shape(shape: TensorShape, axis: Any, keepdims: bool) -> TensorShape:
     """The static shape of a reduction of `shape` over `axis`."""
     rank = shape.rank
     axes = normalize_axes(axis, rank)
-    if rank is None or axes is None:
-        return unknown_shape()
     dims = shape.dims
+    if dims is None or axes is None:
+        return unknown_shape()
     if keepdims:
         return TensorShape(tuple(1 if i in axes else d for i, d in enumerate(dims)))
     return TensorShape(tuple(d for i, d in enumerate(dims) if i not in axes))

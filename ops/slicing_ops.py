@@ -40,7 +40,7 @@ def expand_specs(n: int, attrs: dict, rank: int) -> List[tuple]:
     if consumed > rank:
         raise ValueError(f"Index out of range using input dim {rank}; input has only "
                          f"{rank} dims")
-    specs = []
+    specs: List[tuple] = []
     axis = 0
     for i in range(n):
         bit = 1 << i
@@ -69,7 +69,7 @@ def _check_index(index: int, dim: int, axis: int) -> None:
 
 def numpy_index(shape: Sequence[int], begin, end, strides, attrs: dict) -> tuple:
     """The NumPy basic index equivalent to a strided slice of an array of `shape`."""
-    index = []
+    index: list = []
     for kind, i, axis in expand_specs(len(begin), attrs, len(shape)):
         if kind == "full":
             index.append(builtins.slice(None))
@@ -188,9 +188,9 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
         strides = [1] * n
     dtype = _index_dtype([t for t in (begin, end, strides) if isinstance(t, Tensor)])
     begin, end, strides = (p if p is not None else _index_vector(list(v), dtype)
-                           for p, v in zip(parts, (begin, end, strides)))
+                           for p, v in zip(parts, (begin, end, strides), strict=True))
     attrs = dict(zip(MASKS, (int(begin_mask), int(end_mask), int(ellipsis_mask),
-                             int(new_axis_mask), int(shrink_axis_mask))))
+                             int(new_axis_mask), int(shrink_axis_mask)), strict=True))
     return apply_op(STRIDED_SLICE, (input_, begin, end, strides), attrs, name)
 
 
@@ -226,7 +226,7 @@ def _slice_kernel(x, begin, size):
                          f"{x.ndim}, but got shapes {np.shape(begin)} and {np.shape(size)}")
     starts = [int(b) for b in begin]
     sizes = _slice_bounds(x.shape, starts, [int(s) for s in size])
-    return x[tuple(builtins.slice(b, b + s) for b, s in zip(starts, sizes))]
+    return x[tuple(builtins.slice(b, b + s) for b, s in zip(starts, sizes, strict=True))]
 
 
 def _slice_infer(inputs, attrs):
@@ -235,9 +235,10 @@ def _slice_infer(inputs, attrs):
     rank = x.shape.rank if x.shape.rank is not None else n
     if rank is None:
         return [(x.dtype, unknown_shape())]
-    if n is not None and n != rank:
+    m = size.shape[0] if size.shape.rank == 1 else None
+    if (n is not None and n != rank) or (m is not None and m != rank):
         raise ValueError(f"Expected begin and size arguments to be 1-D tensors of size {rank}, "
-                         f"but got length {n}")
+                         f"but got lengths {n} and {m}")
     dims = x.shape.dims if x.shape.rank is not None else (None,) * rank
     return [(x.dtype, TensorShape(tuple(_slice_bounds(dims, partial_value(begin, rank),
                                                       partial_value(size, rank)))))]

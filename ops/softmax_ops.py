@@ -113,7 +113,7 @@ def _softmax_xent(logits, labels, *, axis):
 def _drop_axis(shape: TensorShape, axis: int) -> TensorShape:
     if shape.rank is None:
         return shape
-    dims = list(shape.dims)
+    dims = shape.as_list()
     del dims[axis % len(dims)]
     return TensorShape(tuple(dims))
 
@@ -176,7 +176,7 @@ def _check_sparse_shapes(labels: TensorShape, logits: TensorShape) -> TensorShap
     rank = logits.rank
     if rank == 0:
         raise ValueError(f"Logits cannot be scalars - received shape {logits}.")
-    loss_shape = logits if rank is None else TensorShape(logits.dims[:-1])
+    loss_shape = logits if rank is None else TensorShape(logits.as_list()[:-1])
     if not loss_shape.is_compatible_with(labels):
         raise ValueError(f"Shape mismatch: The shape of labels (received {labels}) "
                          f"should equal the shape of logits except for the last dimension "

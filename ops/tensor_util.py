@@ -22,8 +22,8 @@ def constant_value(tensor: Any) -> Optional[np.ndarray]:
     if op is None:
         return None
     if op.type == "ConcatV2":  # e.g. concat([[5], shape], 0) of constant shapes
-        parts = [constant_value(t) for t in op.inputs]
-        if all(p is not None and p.ndim for p in parts):
+        parts = [p for p in (constant_value(t) for t in op.inputs) if p is not None and p.ndim]
+        if len(parts) == len(op.inputs):
             return np.concatenate(parts, axis=op.attrs["axis"])
     if op.type == "Const":
         return op.attrs["value"]
@@ -32,16 +32,16 @@ def constant_value(tensor: Any) -> Optional[np.ndarray]:
         if shape.is_fully_defined():
             return np.array(shape.as_list(), dtype=tensor.dtype.as_numpy_dtype)
     if op.type == "Pack":
-        parts = [constant_value(t) for t in op.inputs]
-        if all(p is not None for p in parts):
+        parts = [p for p in (constant_value(t) for t in op.inputs) if p is not None]
+        if len(parts) == len(op.inputs):
             return np.stack(parts, axis=op.attrs.get("axis", 0))
     if op.type == "Size" and op.inputs[0].shape.is_fully_defined():
         return np.array(op.inputs[0].shape.num_elements(), dtype=tensor.dtype.as_numpy_dtype)
     if op.type == "Rank" and op.inputs[0].shape.rank is not None:
         return np.array(op.inputs[0].shape.rank, dtype=tensor.dtype.as_numpy_dtype)
     if op.type == "AddN":   # e.g. the total size of several tensors
-        parts = [constant_value(t) for t in op.inputs]
-        if all(p is not None for p in parts):
+        parts = [p for p in (constant_value(t) for t in op.inputs) if p is not None]
+        if len(parts) == len(op.inputs):
             return np.sum(parts, axis=0).astype(tensor.dtype.as_numpy_dtype)
     if op.type in ("Identity", "StopGradient"):
         return constant_value(op.inputs[0])
@@ -80,14 +80,14 @@ def shape_from_tensor(tensor: Any) -> TensorShape:
     if op.type == "ConcatV2":  # e.g. concat([shape(x)[:1], [-1], shape(x)[2:]], 0)
         parts = [shape_from_tensor(t) for t in op.inputs]
         if all(p.rank is not None for p in parts):
-            return TensorShape(tuple(d for p in parts for d in p.dims))
+            return TensorShape(tuple(d for p in parts for d in p.as_list()))
     if op.type == "StridedSlice" and _is_plain_slice(op):  # shape(x)[a:b:c]
         source = shape_from_tensor(op.inputs[0])
-        bounds = [constant_value(t) for t in op.inputs[1:]]
-        if source.rank is not None and all(b is not None and b.size == 1 for b in bounds):
-            begin, end, step = (int(b.reshape(-1)[0]) for b in bounds)
-            begin = None if op.attrs["begin_mask"] & 1 else begin
-            end = None if op.attrs["end_mask"] & 1 else end
+        bounds = [b for b in (constant_value(t) for t in op.inputs[1:]) if b is not None]
+        if source.dims is not None and len(bounds) == 3 and all(b.size == 1 for b in bounds):
+            start, stop, step = (int(b.reshape(-1)[0]) for b in bounds)
+            begin = None if op.attrs["begin_mask"] & 1 else start
+            end = None if op.attrs["end_mask"] & 1 else stop
             return TensorShape(source.dims[begin:end:step])
     return unknown_shape(length)
 

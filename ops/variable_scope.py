@@ -111,7 +111,7 @@ def variable_scope(name_or_scope: Union[str, VariableScope, None], default_name:
             _used_scope_names(_state.graph).add(full)
         else:
             full = _unique_scope_name(
-                f"{parent.name}/{default_name}" if parent.name else default_name)
+                f"{parent.name}/{default_name}" if parent.name else str(default_name))
         template = parent
     if parent.reuse is True or reuse is True:
         scope_reuse: Any = True     # reuse=True holds for every scope inside
@@ -183,9 +183,9 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
                          "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
     value = _initial_value(full, shape, dtype,
                            initializer if initializer is not None else scope.initializer)
-    kwargs = {"trainable": True if trainable is None else trainable, "name": full,
+    kwargs: Dict[str, Any] = {"trainable": True if trainable is None else trainable, "name": full,
               "shape": shape if shape is not None else None, "validate_shape": validate_shape}
-    if graph is None:
+    if graph is None or store is None:
         return Variable(value, dtype=dtype if explicit_dtype or callable(value) else None,
                         **kwargs)
     with graph.name_scope(""):

@@ -124,7 +124,8 @@ class Variable(metaclass=VariableMetaclass):
                     initial_value = lifted.placeholder_value()
                 else:
                     initial_value = lifted
-                self.__init__(initial_value, trainable, name, dtype, shape, validate_shape)
+                # re-entrant on purpose: a subclass __init__ (MirroredVariable) runs again too
+                self.__init__(initial_value, trainable, name, dtype, shape, validate_shape)  # type: ignore[misc]
             record_created(graph, self, lifted)
             return
         if callable(initial_value):
@@ -139,12 +140,12 @@ class Variable(metaclass=VariableMetaclass):
         if base.endswith(":0"):
             base = base[:-2]
         if graph is None:
-            value = convert_to_tensor(initial_value, dtype=dtype)
+            value: Any = convert_to_tensor(initial_value, dtype=dtype)  # eager: an EagerTensor
             self._dtype = value.dtype
             self._shape = _declared_shape(value.shape, shape, validate_shape)
             self._value = value.array
             self._name = f"{_state.name_scope}{base}:0"
-            self._handle = EagerHandle(self, self._shape, self._dtype)
+            self._handle: Any = EagerHandle(self, self._shape, self._dtype)  # graph: a tensor
             self._graph_handles: Any = weakref.WeakKeyDictionary()
             self._graph = None
             self._initial_value = value
@@ -371,14 +372,15 @@ class Variable(metaclass=VariableMetaclass):
     def __bool__(self) -> bool:
         return bool(self.value())
 
+    # Eager values convert; a graph tensor raises TypeError, as in TF (hence the ignores).
     def __float__(self) -> float:
-        return float(self.value())
+        return float(self.value())  # type: ignore[arg-type]
 
     def __int__(self) -> int:
-        return int(self.value())
+        return int(self.value())  # type: ignore[call-overload]
 
     def __index__(self) -> int:
-        return self.value().__index__()
+        return self.value().__index__()  # type: ignore[attr-defined]
 
     def __getitem__(self, key): return self.value()[key]
     def __add__(self, other): return self.value() + other

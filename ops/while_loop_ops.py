@@ -65,7 +65,8 @@ def _padded(values: list) -> list:
     if len(ranks) != 1:
         return values  # np.stack names the mismatch
     target = np.max([np.shape(v) for v in values], axis=0)
-    return [np.pad(v, [(0, t - d) for t, d in zip(target, np.shape(v))]) for v in values]
+    return [np.pad(v, [(0, t - d) for t, d in zip(target, np.shape(v), strict=True)])
+            for v in values]
 
 
 def _while_kernel(resources: Any, *arrays: Any, **attrs: Any) -> list:
@@ -93,10 +94,11 @@ def _loop(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction
     while (limit is None or count < limit) and run_cond(resources, values + cond_ext)[0]:
         outs = run_body(resources, values + body_ext)
         values = list(outs[:n_vars])
-        for acc, value in zip(accs, outs[n_vars:]):
+        for acc, value in zip(accs, outs[n_vars:], strict=True):
             acc.append(value)
         count += 1
-    stacks = [_stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs)]
+    stacks = [_stack(acc) if acc else _empty_stack(*spec)
+              for acc, spec in zip(accs, acc_specs, strict=True)]
     return values + [np.array(count, np.int32)] + stacks
 
 
@@ -127,7 +129,7 @@ def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[Tenso
         raise ValueError(f"shape_invariants must have the structure of loop_vars: {error}") \
             from None
     shapes: List[TensorShape] = []
-    for leaf, inv in zip(nest.flatten(loop_vars), nest.flatten(shape_invariants)):
+    for leaf, inv in zip(nest.flatten(loop_vars), nest.flatten(shape_invariants), strict=True):
         flows = getattr(leaf, "flow_tensors", None)
         if flows is not None:
             shapes.extend(t.shape for t in flows())
@@ -142,7 +144,7 @@ def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[Tenso
 
 
 def _check_iteration(flat_in: list, invariants: List[TensorShape], flat_out: list) -> None:
-    for k, (before, shape, after) in enumerate(zip(flat_in, invariants, flat_out)):
+    for k, (before, shape, after) in enumerate(zip(flat_in, invariants, flat_out, strict=True)):
         if after.dtype != before.dtype:
             raise TypeError(f"Loop var {_var_name(before, k)} enters the loop with type <dtype: "
                             f"'{before.dtype.name}'> but has type <dtype: '{after.dtype.name}'>"
@@ -192,8 +194,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise TypeError("cond must be callable.")
     if not callable(body):
         raise TypeError("body must be callable.")
-    if parallel_iterations < 1:
-        raise ValueError("parallel_iterations must be a positive integer.")
+    if parallel_iterations < 1:  # TF 2.21 raises TypeError for 0 and negatives
+        raise TypeError("'parallel_iterations' must be a positive integer.")
     as_args = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
     if as_args and not loop_vars:
         raise ValueError("No loop variables provided")
@@ -280,7 +282,7 @@ def _trainable(tensor: Any) -> bool:
 def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_args, name):
     flat, _ = flatten_with_flows(loop_vars)
     invariants = _invariants(loop_vars, flat, shape_invariants)
-    specs = [(t.dtype, shape) for t, shape in zip(flat, invariants)]
+    specs = [(t.dtype, shape) for t, shape in zip(flat, invariants, strict=True)]
     prefix = f"{_state.graph.unique_name(name, mark_as_used=False).replace('/', '_')}"
     cond_graph, cond_flat, _ = _trace_body(unique_graph_name(prefix + "_cond"), cond, loop_vars,
                                            specs, as_args, is_cond=True)
@@ -309,7 +311,7 @@ def _graph_loop(cond, body, loop_vars, shape_invariants, maximum_iterations, as_
     op_def = WHILE if cond_fn.is_stateful or body_fn.is_stateful else STATELESS_WHILE
     outs = apply_op(op_def, inputs, attrs, name)
     attach_control_captures(outs[0].op, [cond_graph, body_graph])
-    for out, shape, after in zip(outs, invariants, body_flat):
+    for out, shape, after in zip(outs[:n_vars], invariants, body_flat, strict=True):
         if shape.rank is None and after.shape.rank is not None:
             # a TensorArray buffer of unknown element shape takes the written one
             out.set_shape(after.shape)

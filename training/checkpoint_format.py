@@ -58,7 +58,7 @@ def write_checkpoint(prefix: str, values: Dict[str, np.ndarray], dtype_names: Di
     nonce = uuid.uuid4().hex
     arrays = {key: _storable(array) for key, array in values.items()}
     with atomic_output(prefix + DATA_SUFFIX) as stream:
-        np.savez(stream, **{NONCE_KEY: np.array(nonce)}, **arrays)
+        np.savez(stream, **{NONCE_KEY: np.array(nonce)}, **arrays)  # type: ignore[arg-type]  # numpy's stub checks **arrays against its bool keyword too
     index = {
         "format": FORMAT,
         "version": VERSION,

@@ -80,7 +80,7 @@ class CheckpointManager:
             if len(stamps) != len(paths):
                 stamps = [time.time()] * len(paths)
             if max_to_keep is not None:  # TF forgets older files when nothing is deleted
-                self._maybe_delete = dict(zip(paths, stamps))
+                self._maybe_delete = dict(zip(paths, stamps, strict=True))
             self._last_preserved = state.get("last_preserved_timestamp") or self._last_preserved
 
     @property
@@ -151,6 +151,7 @@ class CheckpointManager:
             checkpoint_format.delete_checkpoint(path)
 
     def _record_state(self) -> None:
+        assert self._latest is not None, "called only after save() recorded a checkpoint"
         paths = list(self._maybe_delete) or [self._latest]
         stamps = [self._maybe_delete.get(p, time.time()) for p in paths]
         checkpoint_format.write_state(self._directory, self._latest, paths, stamps,

@@ -93,7 +93,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
             dtype = values[0].dtype
             result = cast(step <= bounds[0], dtype) * values[0]
             result = result + cast(step > bounds[-1], dtype) * values[-1]
-            for low, high, value in zip(bounds[:-1], bounds[1:], values[1:-1]):
+            for low, high, value in zip(bounds[:-1], bounds[1:], values[1:-1], strict=True):
                 inside = cast(step > low, dtype) * cast(step <= high, dtype)
                 result = result + inside * value
             return result

@@ -72,7 +72,7 @@ def read_value(variable: Any, session: Any = None) -> np.ndarray:
     return np.asarray(variable.numpy())
 
 
-def write_value(variable: Any, value: np.ndarray, session: Any = None) -> None:
+def write_value(variable: Any, value: Any, session: Any = None) -> None:
     """Sets the variable's value (already checked for shape and dtype) without building ops."""
     value = np.array(value, dtype=variable.dtype.as_numpy_dtype, copy=True)
     if isinstance(variable, Variable):

@@ -59,7 +59,8 @@ class Optimizer:
                  gradient_accumulation_steps: Optional[int] = None,
                  name: Optional[str] = None, **kwargs: Any) -> None:
         if kwargs.pop("decay", None) is not None:
-            warnings.warn("Argument `decay` is no longer supported and will be ignored.")
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.",
+                          stacklevel=2)
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         if use_ema or gradient_accumulation_steps:
@@ -211,7 +212,7 @@ class Optimizer:
         names = [name] if isinstance(name, str) else list(name)
         made: Tuple[List[Variable], ...] = tuple([] for _ in names)
         for variable in trainable_variables:
-            for found, slot_name in zip(made, names):
+            for found, slot_name in zip(made, names, strict=True):
                 found.append(self.add_variable_from_reference(variable, slot_name, initializer))
         return made[0] if isinstance(name, str) else made
 
@@ -242,7 +243,11 @@ class Optimizer:
         self._step_ops.append(result)
 
     def _slot(self, variable: Variable, slot_name: str) -> Variable:
-        return self._slots.get(variable, slot_name)
+        slot = self._slots.get(variable, slot_name)
+        if slot is None:
+            raise KeyError(f"Optimizer {self.name} has no slot {slot_name!r} for variable "
+                           f"{variable.name}: build() was not run for it")
+        return slot
 
     def exclude_from_weight_decay(self, var_list: Optional[Iterable[Variable]] = None,
                                   var_names: Optional[Iterable[str]] = None) -> None:
@@ -263,7 +268,7 @@ class Optimizer:
     # -- applying -----------------------------------------------------------
     def apply_gradients(self, grads_and_vars: Iterable[Tuple[Any, Variable]]) -> Any:
         """Applies one update; returns `iterations` (graph mode: the training op)."""
-        grads, variables = zip(*grads_and_vars)
+        grads, variables = zip(*grads_and_vars, strict=True)
         return self.apply(grads, variables)
 
     def apply(self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Variable]] = None
@@ -298,7 +303,7 @@ class Optimizer:
                 learning_rate = self.learning_rate
                 prepared = self._prepare()
                 updates: List[Any] = list(prepared.get("ops", ()))
-                for grad, variable in zip(grads, variables):
+                for grad, variable in zip(grads, variables, strict=True):
                     updates.extend(self._update(grad, variable, learning_rate, prepared))
             with control_dependencies([u for u in updates
                                        if u is not None and not isinstance(u, Variable)]):
@@ -350,7 +355,7 @@ class Optimizer:
     def _update(self, grad: Any, variable: Variable, learning_rate: Any,
                 prepared: Dict[str, Any]) -> List[Any]:
         if type(self).update_step is not Optimizer.update_step:  # a Keras-style subclass
-            self._step_ops: List[Any] = []
+            self._step_ops = []
             self.update_step(grad, variable, learning_rate)
             return self._step_ops
         dtype = variable.dtype
@@ -361,7 +366,7 @@ class Optimizer:
             return self._update_sparse(grad, variable, slots, lr, step)
         terms = self._grad_terms(cast(convert_to_tensor(grad), dtype))
         new_slots, delta = self._rule(terms, tuple(s.value() for s in slots), lr, step)
-        ops = [slot.assign(new, read_value=False) for slot, new in zip(slots, new_slots)]
+        ops = [slot.assign(new, read_value=False) for slot, new in zip(slots, new_slots, strict=True)]
         ops.append(variable.assign_sub(delta, read_value=False))
         return ops
 
@@ -374,14 +379,14 @@ class Optimizer:
         new_rows, delta_rows = self._rule(tuple(row_terms), slot_rows, lr, step)
         if self.sparse_is_lazy:
             ops = [slot.scatter_update(IndexedSlices(new, rows))
-                   for slot, new in zip(slots, new_rows)]
+                   for slot, new in zip(slots, new_rows, strict=True)]
             ops.append(variable.scatter_sub(IndexedSlices(delta_rows, rows)))
             return ops
         zero = convert_to_tensor(0.0, dtype=dtype)
         new_full, delta_full = self._rule(tuple(zero for _ in row_terms),
                                           tuple(s.value() for s in slots), lr, step)
         ops = [slot.assign(with_rows(full, rows, new), read_value=False)
-               for slot, full, new in zip(slots, new_full, new_rows)]
+               for slot, full, new in zip(slots, new_full, new_rows, strict=True)]
         ops.append(variable.assign_sub(with_rows(delta_full, rows, delta_rows),
                                        read_value=False))
         return ops
@@ -410,14 +415,14 @@ def _clip_by_global_norm(grads: List[Any], clip_norm: float) -> List[Any]:
 
 def _filter_empty_gradients(grads: Sequence[Any], variables: Sequence[Variable]
                             ) -> Tuple[List[Any], List[Variable]]:
-    kept = [(g, v) for g, v in zip(grads, variables) if g is not None]
-    missing = [v.name for g, v in zip(grads, variables) if g is None]
+    kept = [(g, v) for g, v in zip(grads, variables, strict=True) if g is not None]
+    missing = [v.name for g, v in zip(grads, variables, strict=True) if g is None]
     if not kept:
         raise ValueError("No gradients provided for any variable.")
     if missing:
         warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
                       "loss. If using `model.compile()`, did you forget to provide a `loss` "
-                      "argument?")
+                      "argument?", stacklevel=2)
     return [g for g, _ in kept], [v for _, v in kept]
 
 

@@ -39,6 +39,7 @@ class Nadam(Optimizer):
 
     def _prepare(self) -> Dict[str, Any]:
         u_product = self._u_product
+        assert u_product is not None, "_build_extra runs before the first step"
         dtype = u_product.dtype
         schedule = 1.0 - 0.5 * power(cast(0.96, dtype), cast(self.iterations + 1, dtype))
         new = u_product.value() * self.beta_1 * schedule

@@ -66,6 +66,7 @@ def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None,
         return constant(False)
     attrs = {"writer": writer, "tag": tag, "plugin": plugin, "description": description or "",
              "buckets": buckets}
+    inputs: tuple
     if _is_text(tensor):  # strings travel as an attr: dg tensors hold no strings
         inputs = (_step_tensor(step),)
         attrs["constant"] = np.array(tensor, dtype=object)

@@ -78,7 +78,7 @@ class Optimizer:
             if var_list is None:
                 var_list = tape.watched_variables()
             grads = tape.gradient(loss_value, list(var_list), grad_loss)
-            return list(zip(grads, var_list))
+            return list(zip(grads, var_list, strict=True))
         if context.executing_eagerly():
             raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a "
                                "function when eager execution is enabled.")
@@ -91,7 +91,7 @@ class Optimizer:
             raise ValueError("No variables to optimize.")
         grads = gradients(loss, var_list, grad_ys=grad_loss,
                           aggregation_method=aggregation_method)
-        return list(zip(grads, var_list))
+        return list(zip(grads, var_list, strict=True))
 
     # -- applying -----------------------------------------------------------
     def apply_gradients(self, grads_and_vars: Sequence[Tuple[Any, Variable]],

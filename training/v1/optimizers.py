@@ -263,13 +263,13 @@ class RMSPropOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         slots = self._slots_of(var)
         new, delta = self._step(grad, var, [s.value() for s in slots])
-        return _grouped([s.assign(n, read_value=False) for s, n in zip(slots, new)]
+        return _grouped([s.assign(n, read_value=False) for s, n in zip(slots, new, strict=True)]
                         + [var.assign_sub(delta, read_value=False)])
 
     def _apply_sparse(self, grad, var, rows):
         slots = self._slots_of(var)
         new, delta = self._step(grad, var, [_rows(s, rows) for s in slots])
-        return _grouped([_set_rows(s, rows, n) for s, n in zip(slots, new)]
+        return _grouped([_set_rows(s, rows, n) for s, n in zip(slots, new, strict=True)]
                         + [_sub_rows(var, rows, delta)])
 
 
