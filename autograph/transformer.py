@@ -236,13 +236,19 @@ class _Statements(ast.NodeTransformer):
         live = node.ag_live_head | node.ag_live_out
         return [n for n in modified if n not in self.global_names and analysis.is_live(n, live)]
 
-    def visit_While(self, node):
-        if _has_return(node):
-            return self.generic_visit(node)
+    def _loop_parts(self, node: Any):
+        """Converts the loop's body; returns the names it assigns, its loop state (those
+        live across iterations) and the state's getter/setter definitions and names."""
         modified = self._modified(node)
         self.generic_visit(node)
         state = self._loop_state(node, modified)
         defs, get_name, set_name = self._state_functions(state, node)
+        return modified, state, defs, get_name, set_name
+
+    def visit_While(self, node):
+        if _has_return(node):
+            return self.generic_visit(node)
+        modified, state, defs, get_name, set_name = self._loop_parts(node)
         test_name, body_name = self.unique("loop_test"), self.unique("loop_body")
         options = _take_loop_options(node)
         defs.append(self._def(test_name, [], [], [ast.Return(value=node.test)]))
@@ -257,10 +263,7 @@ class _Statements(ast.NodeTransformer):
     def visit_For(self, node):
         if _has_return(node):
             return self.generic_visit(node)
-        modified = self._modified(node)
-        self.generic_visit(node)
-        state = self._loop_state(node, modified)
-        defs, get_name, set_name = self._state_functions(state, node)
+        modified, state, defs, get_name, set_name = self._loop_parts(node)
         body_name, itr = self.unique("loop_body"), self.unique("itr")
         options = _take_loop_options(node)
         bind = ast.Assign(targets=[node.target], value=ast.Name(id=itr, ctx=ast.Load()))

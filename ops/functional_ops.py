@@ -1,16 +1,19 @@
 """map_fn and scan (tf.map_fn, tf.scan): a while_loop over TensorArrays, as TensorFlow.
 
 Both run `fn` once per slice along axis 0 of `elems` (any nesting), in both
-modes, and are differentiable through the loop and its TensorArrays.
+modes, and are differentiable through the loop and its TensorArrays. This is
+the one map_fn: `dg.map_fn` and the control-flow API (ops/control_flow_api.py)
+both export it.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, List, Optional
 
+from ..eager import context
 from ..framework import dtypes, nest
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor_spec import TensorSpec
-from .array_ops import shape as shape_of
+from .array_ops import shape as shape_of, stop_gradient
 from .constant_op import convert_to_tensor
 from .tensor_array_ops import TensorArray
 from .while_loop_ops import while_loop
@@ -49,7 +52,12 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Opt
            back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
            name: Optional[str] = None, fn_output_signature: Any = None) -> Any:
     """fn(elems[i]) for every i, stacked; the output structure is `fn_output_signature`
-    (or `dtype`), or that of `elems` when neither is given."""
+    (or `dtype`), or that of `elems` when neither is given. One While op in a graph, so
+    differentiable (to any order) like any loop; `back_prop=False` stops its gradients.
+    `parallel_iterations` and `swap_memory` are accepted for TF's signature (one loop runs
+    its iterations in order here)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {fn!r}")
     flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
     n = _length(flat)
     inputs = _unstacked(flat, n)
@@ -57,19 +65,23 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Opt
     out_structure = elems if signature is None else signature
     out_dtypes = ([t.dtype for t in flat] if signature is None
                   else [_dtype_of(s) for s in nest.flatten(signature)])
-    outputs = [TensorArray(d, size=n) for d in out_dtypes]
+    outputs = [TensorArray(d, size=n, infer_shape=infer_shape) for d in out_dtypes]
 
     def body(i: Any, tas: List[TensorArray]):
         piece = nest.pack_sequence_as(elems, [ta.read(i) for ta in inputs])
         result = nest.flatten(fn(piece))
         if len(result) != len(tas):
             raise ValueError(f"The structure of fn's output ({len(result)} tensors) does not "
-                             f"match fn_output_signature/dtype ({len(tas)}).")
+                             f"match fn_output_signature/dtype ({len(tas)}); set "
+                             "fn_output_signature for another output structure.")
         return i + 1, [ta.write(i, r) for ta, r in zip(tas, result, strict=True)]
 
     _, outputs = while_loop(lambda i, _: i < n, body, (0, outputs),
                             maximum_iterations=n, name=name or "map")
-    return nest.pack_sequence_as(out_structure, [_stacked(ta, n) for ta in outputs])
+    results = [_stacked(ta, n) for ta in outputs]
+    if not back_prop and not context.executing_eagerly():   # TF: eagerly back_prop is ignored
+        results = [stop_gradient(t) for t in results]
+    return nest.pack_sequence_as(out_structure, results)
 
 
 def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,

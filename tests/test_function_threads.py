@@ -1,38 +1,12 @@
 """A dg.function's first call from many threads traces once (TF: once), and
 tracing that re-enters the same function (recursion by Python value, or a
 trace continued on a helper thread for deep nesting) does not deadlock."""
-import sys
 import threading
 
 import numpy as np
 
 import duograd as dg
-
-THREADS = 8
-
-
-def _run_together(target, n=THREADS):
-    barrier = threading.Barrier(n)
-    errors = []
-
-    def run(k):
-        try:
-            barrier.wait()
-            target(k)
-        except Exception as error:  # noqa: BLE001 - reported by the assertion below
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(k,)) for k in range(n)]
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)   # switch threads as often as possible
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, errors
+from thread_helpers import THREADS, hammer
 
 
 def test_first_call_from_many_threads_traces_once():
@@ -47,7 +21,7 @@ def test_first_call_from_many_threads_traces_once():
         return y
 
     results = [None] * THREADS
-    _run_together(lambda k: results.__setitem__(k, f(dg.constant([1.0, 2.0])).numpy()))
+    hammer(lambda k: results.__setitem__(k, f(dg.constant([1.0, 2.0])).numpy()))
     assert f.experimental_get_tracing_count() == 1 and len(traces) == 1
     for r in results:
         np.testing.assert_allclose(r, results[0])
@@ -59,7 +33,7 @@ def test_threads_with_different_signatures_each_get_their_trace():
         return dg.reduce_sum(x)
 
     out = {}
-    _run_together(lambda k: out.__setitem__(k, f(dg.ones([k % 4 + 1])).numpy()))
+    hammer(lambda k: out.__setitem__(k, f(dg.ones([k % 4 + 1])).numpy()))
     assert f.experimental_get_tracing_count() == 4
     assert all(out[k] == k % 4 + 1 for k in range(THREADS))
 

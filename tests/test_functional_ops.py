@@ -46,3 +46,31 @@ def test_graph_mode_shapes_and_gradients():
 def test_scalar_elems_are_rejected():
     with pytest.raises(ValueError, match="1\\+ dimensional"):
         dg.map_fn(lambda v: v, dg.constant(1.0))
+
+
+def test_map_fn_back_prop_false_stops_gradients_in_graphs_only():
+    """TF 2.21: back_prop=False gives no gradient in a graph or tf.function; eagerly it is
+    ignored (d/dx sum(x*x) = [2, 4])."""
+    x = dg.constant([1.0, 2.0])
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = dg.map_fn(lambda v: v * v, x, back_prop=False)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 4.0])
+    squares = dg.function(lambda v: dg.map_fn(lambda r: r * r, v, back_prop=False))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = squares(x)
+    assert tape.gradient(y, x) is None
+    with dg.Graph().as_default():
+        p = dg.placeholder(dg.float32, [2])
+        first, _ = dg.map_fn(lambda v: (v[0] * v[0], v[1]), (p, p), back_prop=False)
+        assert dg.gradients(first, p) == [None]
+        assert dg.gradients(dg.map_fn(lambda v: v * v, p), p)[0] is not None
+
+
+def test_map_fn_arguments_are_checked():
+    # TF 2.21 fails later with an AttributeError on the int; ours names the problem.
+    with pytest.raises(TypeError, match="fn must be callable"):
+        dg.map_fn(3, dg.constant([1.0, 2.0]))
+    with pytest.raises(ValueError, match="structure of fn's output"):
+        dg.map_fn(lambda v: (v, v), dg.constant([1.0, 2.0]))

@@ -11,19 +11,10 @@ import numpy as np
 import pytest
 
 import duograd as dg
+from optimizer_inputs import B0, E0, GB, GW, SPARSE_STEPS, W0
 
 O = dg.keras.optimizers
 S = O.schedules
-
-W0 = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
-B0 = np.array([0.25, -0.75], np.float32)
-GW = [np.array(a, np.float32) for a in ([[0.1, -0.2], [0.3, 0.4]], [[-0.5, 0.05], [0.2, -0.1]],
-                                        [[0.3, 0.3], [-0.4, 0.25]])]
-GB = [np.array(a, np.float32) for a in ([0.5, -1.0], [0.2, 0.3], [-0.6, 0.1])]
-E0 = np.arange(10, dtype=np.float32).reshape(5, 2) / 10 - 0.3
-SPARSE_STEPS = [([0, 2, 0], [[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]]),
-                ([1, 1, 4], [[-0.2, 0.1], [0.4, 0.3], [0.2, -0.5]]),
-                ([2, 2, 2], [[0.3, 0.1], [0.1, 0.1], [-0.2, 0.7]])]
 
 OPTIMIZERS = {
     "sgd": lambda: O.SGD(0.1),

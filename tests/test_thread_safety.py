@@ -8,44 +8,14 @@ loses updates here within a few hundred steps.
 """
 from __future__ import annotations
 
-import sys
-import threading
 from typing import Any, Callable, List
 
 import numpy as np
 
 import duograd as dg
+from thread_helpers import THREADS, hammer
 
-THREADS = 8
 UPDATES = 300
-
-
-def hammer(work: Callable[[int], Any], threads: int = THREADS) -> List[Any]:
-    """Runs `work(thread_index)` in `threads` threads at once; returns the results."""
-    results: List[Any] = [None] * threads
-    errors: List[BaseException] = []
-    start = threading.Barrier(threads)
-
-    def body(k: int) -> None:
-        try:
-            start.wait()
-            results[k] = work(k)
-        except BaseException as error:  # reported in the main thread
-            errors.append(error)
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        pool = [threading.Thread(target=body, args=(k,)) for k in range(threads)]
-        for t in pool:
-            t.start()
-        for t in pool:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    if errors:
-        raise errors[0]
-    return results
 
 
 def repeat(fn: Callable[[], Any], times: int = UPDATES) -> Callable[[int], None]:
