@@ -116,6 +116,9 @@ def _prod_grad(op, grad):
             flat, axis=0, exclusive=True, reverse=True)
         partial = array_ops.reshape(others, array_ops.shape_tensor(x))
         return _broadcast_like(grad, x) * conj_if_complex(partial)
+    if rank is None:
+        partial = _others_product_unknown_rank(x, list(axis))
+        return _broadcast_like(_restore_reduced(op, grad), x) * conj_if_complex(partial)
     axes = list(range(rank)) if axis is None else list(axis)
     other = [i for i in range(rank) if i not in axes]
     perm = axes + other
@@ -129,6 +132,34 @@ def _prod_grad(op, grad):
         inverse[p] = i
     partial = array_ops.transpose(others, inverse)
     return _broadcast_like(_restore_reduced(op, grad), x) * conj_if_complex(partial)
+
+
+def _others_product_unknown_rank(x, axes):
+    """The product over `axes` of x without each element itself, for x of unknown rank
+    (no transpose, whose perm must be static): along the first axis the exclusive
+    products, times, axis by axis, the exclusive products of x already reduced over the
+    axes before it. Each factor covers one part of the other elements; no division."""
+    partial = None
+    reduced = x
+    for i, a in enumerate(axes):
+        if i:
+            reduced = reduction_ops.reduce_prod(reduced, axes[i - 1], keepdims=True)
+        part = _exclusive_products_along(reduced, a)
+        partial = part if partial is None else partial * part
+    return partial if partial is not None else array_ops.ones_like(x)
+
+
+def _exclusive_products_along(t, axis):
+    """For each element of t (unknown rank), the product of the others along `axis`:
+    t seen as a rank-3 [before, axis, after] block, so that the cumulative products
+    (and their gradients, which need a known rank) work on it."""
+    shape = array_ops.shape(t)
+    before = reduction_ops.reduce_prod(shape[:axis])
+    after = reduction_ops.reduce_prod(shape[axis + 1:]) if axis != -1 else 1
+    block = array_ops.reshape(t, join_ops.stack([before, shape[axis], after]))
+    both = cumulative_ops.cumprod(block, axis=1, exclusive=True) * cumulative_ops.cumprod(
+        block, axis=1, exclusive=True, reverse=True)
+    return array_ops.reshape(both, shape)
 
 
 def _reduced_by_other(x, axes, other):

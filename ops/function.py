@@ -93,14 +93,14 @@ def _shape_serves(general: Optional[tuple], specific: Optional[tuple]) -> bool:
         return True
     if specific is None or len(general) != len(specific):
         return False
-    return all(g is None or g == s for g, s in zip(general, specific, strict=False))
+    return all(g is None or g == s for g, s in zip(general, specific, strict=True))
 
 
 def _relax(a: Optional[tuple], b: Optional[tuple]) -> Optional[tuple]:
     """The most specific shape serving both `a` and `b`."""
     if a is None or b is None or len(a) != len(b):
         return None
-    return tuple(x if x == y else None for x, y in zip(a, b, strict=False))
+    return tuple(x if x == y else None for x, y in zip(a, b, strict=True))
 
 
 def _generality(shapes: tuple) -> int:
@@ -148,7 +148,7 @@ class ConcreteFunction:
         traced = nest.flatten(self._traced_args)
         flat = self._bind(args, kwargs, traced)
         tensors = []
-        for leaf, spec, is_t in zip(flat, traced, self._tensor_leaf_mask, strict=False):
+        for leaf, spec, is_t in zip(flat, traced, self._tensor_leaf_mask, strict=True):
             if is_t:
                 tensors.append(leaf)
             elif not _same_value(leaf, spec):
@@ -167,7 +167,7 @@ class ConcreteFunction:
             except TypeError as error:
                 raise TypeError(f"ConcreteFunction {self.graph.name}: {error}") from None
             names = list(self._signature.parameters)
-            full = dict(zip(names, traced_args, strict=False))
+            full = dict(zip(names, traced_args, strict=False))  # positional ones only
             full.update(traced_kwargs)
             full.update(bound.arguments)
             call_args = [full[n] for n in names[:len(traced_args)]]
@@ -186,7 +186,7 @@ class ConcreteFunction:
         """Runs the graph on tensor arguments (in placeholder order) plus the captures."""
         placeholders = self.graph.inputs[:self._num_args]
         inputs = []
-        for k, (value, ph) in enumerate(zip(tensors, placeholders, strict=False)):
+        for k, (value, ph) in enumerate(zip(tensors, placeholders, strict=True)):
             if not isinstance(value, Tensor):
                 value = convert_to_tensor(value, dtype=ph.dtype)
             elif check:
@@ -290,7 +290,7 @@ class Function:
             raise TypeError(f"{self._name}(): arguments do not match input_signature: "
                             f"{error}") from None
         flat = []
-        for spec, value in zip(nest.flatten(list(specs)), flat_values, strict=False):
+        for spec, value in zip(nest.flatten(list(specs)), flat_values, strict=True):
             if not isinstance(value, Tensor):
                 try:
                     value = convert_to_tensor(value, dtype=spec.dtype)
@@ -308,10 +308,11 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if function_config.functions_run_eagerly():
             return self.python_function(*args, **kwargs)
-        if self.input_signature is not None:
+        signature = self.input_signature
+        if signature is not None:
             flat = nest.flatten(list(self._signature_args(args, kwargs)))
-            concrete = self._lookup_or_trace(nest.flatten(list(self.input_signature)),
-                                             lambda: (tuple(self.input_signature or ()), {}),
+            concrete = self._lookup_or_trace(nest.flatten(list(signature)),
+                                             lambda: (tuple(signature), {}),
                                              call_values=flat)
         else:
             args, kwargs = self._canonical(args, kwargs)
@@ -319,22 +320,27 @@ class Function:
             flat = nest.flatten(structure)
             concrete = self._lookup_or_trace(flat, lambda: (args, kwargs), structure, flat)
         mask = concrete._tensor_leaf_mask
-        return concrete.call_flat([leaf for leaf, is_t in zip(flat, mask, strict=False) if is_t])
+        return concrete.call_flat([leaf for leaf, is_t in zip(flat, mask, strict=True) if is_t])
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The trace for these arguments (TensorSpecs allowed), made if needed."""
-        if self.input_signature is not None:
+        signature = self.input_signature
+        if signature is not None:
             if args or kwargs:
                 self._signature_specs_match(args, kwargs)
-            flat = nest.flatten(list(self.input_signature))
-            return self._lookup_or_trace(flat, lambda: (tuple(self.input_signature or ()), {}))
+            flat = nest.flatten(list(signature))
+            return self._lookup_or_trace(flat, lambda: (tuple(signature), {}))
         args, kwargs = self._canonical(args, kwargs)
         structure = [list(args), kwargs]
         return self._lookup_or_trace(nest.flatten(structure), lambda: (args, kwargs), structure)
 
     def _signature_specs_match(self, args: tuple, kwargs: dict) -> None:
         given = nest.flatten([list(args), kwargs])
-        for spec, value in zip(nest.flatten(list(self.input_signature or ())), given, strict=False):
+        specs = nest.flatten(list(self.input_signature or []))
+        if len(given) > len(specs):  # TF: TypeError (too many arguments); fewer are fine
+            raise TypeError(f"{self._name}: {len(given)} arguments for an input_signature of "
+                            f"{len(specs)}")
+        for spec, value in zip(specs, given, strict=False):  # arguments left out keep their specs
             if isinstance(value, (TensorSpec, Tensor)) and not (
                     value.dtype == spec.dtype and spec.shape.is_compatible_with(value.shape)):
                 raise TypeError(f"{self._name}: {value!r} does not match input_signature "
@@ -365,7 +371,7 @@ class Function:
         """The most specific existing trace whose shapes serve `shapes`."""
         best, best_rank = None, None
         for trace_shapes, concrete in self._traces.get(key, ()):
-            if all(_shape_serves(g, s) for g, s in zip(trace_shapes, shapes, strict=False)):
+            if all(_shape_serves(g, s) for g, s in zip(trace_shapes, shapes, strict=True)):
                 rank = _generality(trace_shapes)
                 if best_rank is None or rank < best_rank:
                     best, best_rank = concrete, rank
@@ -374,7 +380,7 @@ class Function:
     def _relaxed(self, key: Any, shapes: tuple) -> tuple:
         """`shapes` with every dim that differs from an earlier trace made unknown."""
         for trace_shapes, _ in self._traces.get(key, ()):
-            shapes = tuple(_relax(a, b) for a, b in zip(shapes, trace_shapes, strict=False))
+            shapes = tuple(_relax(a, b) for a, b in zip(shapes, trace_shapes, strict=True))
         return shapes
 
     def _trace_once(self, args: tuple, kwargs: dict,
@@ -387,6 +393,7 @@ class Function:
             self._variable_policy = FORBID
             if created:
                 mask = concrete._tensor_leaf_mask
+                # no call values (get_concrete_function): nothing to take, so not strict
                 values = [v for v, is_t in zip(call_values or [], mask, strict=False) if is_t]
                 if concrete.graph.deferred_initializers and call_values is None:
                     values = [None]  # get_concrete_function: no argument values
@@ -405,7 +412,7 @@ class Function:
         mask = [_is_tensor_arg(leaf) for leaf in flat]
         with tracing(graph):
             traced, specs = [], []
-            for leaf, is_t in zip(flat, mask, strict=False):
+            for leaf, is_t in zip(flat, mask, strict=True):
                 if not is_t:
                     traced.append(leaf)
                     specs.append(leaf)
@@ -459,7 +466,7 @@ def _flatten_up_to(shallow: Any, deep: Any) -> list:
         elif isinstance(s, (list, tuple)):
             if not isinstance(d, (list, tuple)) or len(s) != len(d):
                 raise ValueError(f"expected a sequence of length {len(s)}, got {d!r}")
-            stack.extend(reversed(list(zip(s, d, strict=False))))
+            stack.extend(reversed(list(zip(s, d, strict=True))))
         else:
             out.append(d)
     return out

@@ -127,7 +127,7 @@ def initialize_deferred(graph: FuncGraph, arguments: list) -> None:
     plan = compile_plan(graph, [tensor for _, tensor in pending], feeds, "deferred_initializers")
     values = run_plan(plan, tuple(arrays), EAGER_RESOURCES)
     with init_scope():
-        for (variable, _), value in zip(pending, values, strict=False):
+        for (variable, _), value in zip(pending, values, strict=True):
             variable.assign(value)
 
 

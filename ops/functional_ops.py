@@ -110,7 +110,9 @@ def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations:
 
     def body(i: Any, a: List[Any], tas: List[TensorArray]):
         index = last - i if reverse else i
-        value = nest.flatten(fn(nest.pack_sequence_as(state, a), piece(index)))
+        result = fn(nest.pack_sequence_as(state, a), piece(index))
+        nest.assert_same_structure(state, result)  # TF: ValueError, not a dropped output
+        value = nest.flatten(result)
         return i + 1, value, [ta.write(index, v) for ta, v in zip(tas, value, strict=True)]
 
     _, _, outputs = while_loop(lambda i, a, tas: i < n, body, (start, flat_state, outputs),

@@ -122,6 +122,9 @@ def compute_gradient(x: Any, x_shape: Any, y: Any, y_shape: Sequence[int],
     shapes = [x_shape] if single else list(x_shape)
     inits = [x_init_value] if single else (list(x_init_value) if x_init_value is not None
                                            else [None] * len(xs))
+    if len(shapes) != len(xs) or len(inits) != len(xs):
+        raise ValueError(f"compute_gradient: {len(xs)} x tensors but {len(shapes)} x_shape "
+                         f"entries and {len(inits)} x_init_value entries")
     _check_dtype(y.dtype, "y")
     dy = placeholder(y.dtype, y_shape)
     dxs = gradients(y, xs, grad_ys=dy)

@@ -34,6 +34,8 @@ def _check_int(t, what: str) -> None:
 
 # -- tile ---------------------------------------------------------------------
 def _tile_kernel(x, multiples):
+    if np.ndim(multiples) != 1:
+        raise ValueError(f"Expected multiples to be 1-D, but got shape {list(np.shape(multiples))}")
     if len(multiples) != x.ndim:
         raise ValueError(f"Expected multiples argument to be a vector of length {x.ndim} "
                          f"but got length {len(multiples)}")
@@ -45,6 +47,8 @@ def _tile_kernel(x, multiples):
 def _tile_infer(inputs, attrs):
     x, multiples = inputs
     _check_int(multiples, "multiples")
+    if multiples.shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {multiples.shape.rank} for multiples")
     n = multiples.shape[0] if multiples.shape.rank == 1 else x.shape.rank
     if n is None:
         return [(x.dtype, unknown_shape())]

@@ -235,9 +235,10 @@ def _slice_infer(inputs, attrs):
     rank = x.shape.rank if x.shape.rank is not None else n
     if rank is None:
         return [(x.dtype, unknown_shape())]
-    if n is not None and n != rank:
+    m = size.shape[0] if size.shape.rank == 1 else None
+    if (n is not None and n != rank) or (m is not None and m != rank):
         raise ValueError(f"Expected begin and size arguments to be 1-D tensors of size {rank}, "
-                         f"but got length {n}")
+                         f"but got lengths {n} and {m}")
     dims = x.shape.dims if x.shape.rank is not None else (None,) * rank
     return [(x.dtype, TensorShape(tuple(_slice_bounds(dims, partial_value(begin, rank),
                                                       partial_value(size, rank)))))]

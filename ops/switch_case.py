@@ -72,7 +72,7 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] 
     """`branch_fns[branch_index]()`; an index out of range runs `default` (or the last)."""
     fns = _branch_list(branch_fns, default)
     if _state.graph is None:
-        b = int(convert_to_tensor(branch_index))  # type: ignore[call-overload]  # eager: an EagerTensor
+        b = int(convert_to_tensor(branch_index))  # type: ignore[call-overload]  # eager: EagerTensor.__int__
         return fns[b if 0 <= b < len(fns) else -1]()
     index = convert_to_tensor(branch_index)
     if index.dtype != dtypes.int32 or index.shape.rank not in (None, 0):

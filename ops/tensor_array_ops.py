@@ -297,9 +297,17 @@ class TensorArray:
         """All elements stacked along a new first axis."""
         if self._eager:
             if not self._elements:
-                return array_ops.zeros([0] + _dims(self._element_shape), self._dtype)
+                return array_ops.zeros(_empty_stacked(self._element_shape), self._dtype)
             return join_ops.stack([self._element(i) for i in range(len(self._elements))])
-        return self._shaped(array_ops.identity(self._flows[0], name=name), [None])
+        return self._shaped(self._rows(array_ops.identity(self._flows[0], name=name)), [None])
+
+    def _rows(self, buf: Any) -> Any:
+        """`buf` reshaped to rows of the (inferred) element shape, so that an array left
+        empty stacks to (0, *element_shape) as TF's graph kernels do (graph mode)."""
+        dims = self._element_shape.as_list() if self._element_shape.is_fully_defined() else []
+        if not dims or 0 in dims:
+            return buf
+        return array_ops.reshape(buf, [-1] + dims)
 
     def _shaped(self, tensor: Any, lead: list) -> Any:
         """`tensor` with the static shape lead + element_shape (graph mode)."""
@@ -311,7 +319,7 @@ class TensorArray:
         if self._eager:
             idx = np.asarray(convert_to_tensor(indices)).reshape(-1)
             if not idx.size:
-                return array_ops.zeros([0] + _dims(self._element_shape), self._dtype)
+                return array_ops.zeros(_empty_stacked(self._element_shape), self._dtype)
             return join_ops.stack([self.read(int(i)) for i in idx])
         indices = convert_to_tensor(indices, dtype=dtypes.int32)
         out = gather(self._flows[0], indices, name=name)
@@ -378,6 +386,13 @@ class TensorArray:
         mode = "eager" if self._eager else "graph"
         return (f"<dg.TensorArray {mode} dtype={self._dtype.name} "
                 f"element_shape={self._element_shape}>")
+
+
+def _empty_stacked(shape: TensorShape) -> list:
+    """The shape of no elements stacked: [0] + element shape, or just [0] when that is not
+    fully known (TF 2.21 eagerly stacks/gathers an empty array of unknown element shape
+    into shape (0,))."""
+    return [0] + shape.as_list() if shape.is_fully_defined() else [0]
 
 
 def _dims(shape: TensorShape) -> list:

@@ -124,7 +124,7 @@ class Variable(metaclass=VariableMetaclass):
                     initial_value = lifted.placeholder_value()
                 else:
                     initial_value = lifted
-                # this class's own __init__ again, now outside the function being traced
+                # re-entrant on purpose: a subclass __init__ (MirroredVariable) runs again too
                 self.__init__(initial_value, trainable, name, dtype, shape, validate_shape)  # type: ignore[misc]
             record_created(graph, self, lifted)
             return

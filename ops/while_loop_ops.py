@@ -65,7 +65,8 @@ def _padded(values: list) -> list:
     if len(ranks) != 1:
         return values  # np.stack names the mismatch
     target = np.max([np.shape(v) for v in values], axis=0)
-    return [np.pad(v, [(0, t - d) for t, d in zip(target, np.shape(v), strict=True)]) for v in values]
+    return [np.pad(v, [(0, t - d) for t, d in zip(target, np.shape(v), strict=True)])
+            for v in values]
 
 
 def _while_kernel(resources: Any, *arrays: Any, **attrs: Any) -> list:
@@ -96,7 +97,8 @@ def _loop(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction
         for acc, value in zip(accs, outs[n_vars:], strict=True):
             acc.append(value)
         count += 1
-    stacks = [_stack(acc) if acc else _empty_stack(*spec) for acc, spec in zip(accs, acc_specs, strict=True)]
+    stacks = [_stack(acc) if acc else _empty_stack(*spec)
+              for acc, spec in zip(accs, acc_specs, strict=True)]
     return values + [np.array(count, np.int32)] + stacks
 
 
@@ -192,8 +194,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise TypeError("cond must be callable.")
     if not callable(body):
         raise TypeError("body must be callable.")
-    if parallel_iterations < 1:
-        raise ValueError("parallel_iterations must be a positive integer.")
+    if parallel_iterations < 1:  # TF 2.21 raises TypeError for 0 and negatives
+        raise TypeError("'parallel_iterations' must be a positive integer.")
     as_args = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
     if as_args and not loop_vars:
         raise ValueError("No loop variables provided")
