@@ -95,7 +95,8 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
                               shape[axis + 1:]], 0)
     if single:
         return array_ops.reshape(tiled, merged, name=name)
-    length = x.shape.dims[axis]
+    dims = x.shape.dims  # known: the rank was checked above
+    length = dims[axis] if dims is not None else None
     if length is not None and length != counts.size:
         raise ValueError(f"repeat: Dimensions {length} and {counts.size} are not compatible")
     # Copy j of slice i is kept when j < repeats[i] (a negative count keeps none, as TF).
