@@ -17,14 +17,12 @@ from ..eager.stack_room import with_stack_room
 from ..framework import dtypes, nest
 from ..framework.func_graph import (FuncGraph, attach_control_captures, capture_value, tracing,
                                     unique_graph_name)
-from ..framework.op_def import declare_op
-from ..framework.registry import gradients_accepting_none
 from ..framework.tensor_shape import TensorShape
 from .array_ops import identity
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
 from .tensor_array_ops import flatten_with_flows, pack_with_flows
-from .graph_function import (ALL_INDICES, GraphFunction, graph_output, needs_gradient,
+from .graph_function import (declare_function_ops, GraphFunction, graph_output, needs_gradient,
                              note_variable_reads, union_captures)
 
 _state = context.state
@@ -73,13 +71,7 @@ def _if_infer(inputs: Any, attrs: dict) -> list:
     return list(attrs["output_specs"])
 
 
-IF = declare_op("If", _if_kernel, _if_infer, num_outputs=-1, stateful=True, grad_inputs=None,
-                grad_outputs=None)
-# The same op when neither branch holds a stateful op (TF's op type for it).
-STATELESS_IF = declare_op("StatelessIf", _if_kernel, _if_infer, num_outputs=-1, stateful=True,
-                          is_stateful=False, grad_inputs=None, grad_outputs=None)
-gradients_accepting_none[IF.type] = ALL_INDICES
-gradients_accepting_none[STATELESS_IF.type] = ALL_INDICES
+IF, STATELESS_IF = declare_function_ops("If", "StatelessIf", _if_kernel, _if_infer)
 
 
 def relaxed_shape(a: TensorShape, b: TensorShape) -> TensorShape:

@@ -44,6 +44,21 @@ class AllIndices:
 ALL_INDICES = AllIndices()
 
 
+def declare_function_ops(stateful_type: str, stateless_type: str, kernel: Any,
+                         infer: Any) -> Tuple[Any, Any]:
+    """The two op types TF gives an op that runs functions: one for bodies holding
+    stateful ops, one for bodies that hold none. Both always execute when their
+    function does (`stateful=True`); only the stateless one is `is_stateful=False`.
+    Their gradients take None for any output that received no gradient."""
+    ops = []
+    for op_type, is_stateful in ((stateful_type, True), (stateless_type, False)):
+        op = declare_op(op_type, kernel, infer, num_outputs=-1, stateful=True,
+                        is_stateful=is_stateful, grad_inputs=None, grad_outputs=None)
+        gradients_accepting_none[op.type] = ALL_INDICES
+        ops.append(op)
+    return ops[0], ops[1]
+
+
 class Backward:
     """The backward function of a GraphFunction for one set of output gradients.
 
@@ -266,13 +281,8 @@ def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:
     return f.output_specs
 
 
-CALL = declare_op("PartitionedCall", _call_kernel, _call_infer, num_outputs=-1, stateful=True,
-                  is_stateful=False, grad_inputs=None, grad_outputs=None)
-# A call of a function holding stateful ops (TF's op type for it).
-STATEFUL_CALL = declare_op("StatefulPartitionedCall", _call_kernel, _call_infer, num_outputs=-1,
-                           stateful=True, grad_inputs=None, grad_outputs=None)
-gradients_accepting_none[CALL.type] = ALL_INDICES
-gradients_accepting_none[STATEFUL_CALL.type] = ALL_INDICES
+STATEFUL_CALL, CALL = declare_function_ops("StatefulPartitionedCall", "PartitionedCall",
+                                           _call_kernel, _call_infer)
 
 
 def needs_gradient(inputs: Sequence[Any]) -> int:

@@ -14,8 +14,6 @@ from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
 from ..eager.raw_mode import RAW_TYPES, raw_execute
 from .dispatch import apply_op
-
-_state = context.state
 from .shape_rules import check_same_dtype, normalize_axes, reduction
 from .tensor_util import constant_value
 

@@ -13,11 +13,9 @@ from typing import Any, Callable, Optional
 from ..eager import context
 from ..framework import dtypes
 from ..framework.func_graph import unique_graph_name
-from ..framework.op_def import declare_op
-from ..framework.registry import gradients_accepting_none
 from .cond_ops import build_if, check_branches, run_branch, trace_branch
 from .constant_op import convert_to_tensor
-from .graph_function import ALL_INDICES
+from .graph_function import declare_function_ops
 from .tensor_array_ops import pack_with_flows
 
 _state = context.state
@@ -36,13 +34,8 @@ def _case_infer(inputs: Any, attrs: dict) -> list:
     return list(attrs["output_specs"])
 
 
-CASE = declare_op("Case", _case_kernel, _case_infer, num_outputs=-1, stateful=True,
-                  grad_inputs=None, grad_outputs=None)
-STATELESS_CASE = declare_op("StatelessCase", _case_kernel, _case_infer, num_outputs=-1,
-                            stateful=True, is_stateful=False, grad_inputs=None,
-                            grad_outputs=None)
-gradients_accepting_none[CASE.type] = ALL_INDICES
-gradients_accepting_none[STATELESS_CASE.type] = ALL_INDICES
+CASE, STATELESS_CASE = declare_function_ops("Case", "StatelessCase", _case_kernel,
+                                            _case_infer)
 
 
 def _branch_list(branch_fns: Any, default: Optional[Callable]) -> list:

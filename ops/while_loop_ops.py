@@ -21,8 +21,6 @@ from ..framework import dtypes, nest
 from ..framework.func_graph import (FuncGraph, attach_control_captures, capture_value, tracing,
                                     unique_graph_name)
 from ..framework.graph import SymbolicTensor
-from ..framework.op_def import declare_op
-from ..framework.registry import gradients_accepting_none
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from .cond_ops import Untaken
@@ -30,7 +28,7 @@ from .tensor_array_ops import flatten_with_flows, pack_with_flows
 from .array_ops import identity, squeeze, stop_gradient
 from .constant_op import convert_to_tensor
 from .dispatch import apply_op
-from .graph_function import (ALL_INDICES, GraphFunction, graph_output, is_constant,
+from .graph_function import (declare_function_ops, GraphFunction, graph_output, is_constant,
                              needs_gradient, note_variable_reads, union_captures)
 
 _state = context.state
@@ -110,14 +108,8 @@ def _while_infer(inputs: Any, attrs: dict) -> list:
     return specs
 
 
-WHILE = declare_op("While", _while_kernel, _while_infer, num_outputs=-1, stateful=True,
-                   grad_inputs=None, grad_outputs=None)
-# The same op when neither cond nor body holds a stateful op (TF's op type for it).
-STATELESS_WHILE = declare_op("StatelessWhile", _while_kernel, _while_infer, num_outputs=-1,
-                             stateful=True, is_stateful=False, grad_inputs=None,
-                             grad_outputs=None)
-gradients_accepting_none[WHILE.type] = ALL_INDICES
-gradients_accepting_none[STATELESS_WHILE.type] = ALL_INDICES
+WHILE, STATELESS_WHILE = declare_function_ops("While", "StatelessWhile", _while_kernel,
+                                              _while_infer)
 
 
 def _invariants(loop_vars: Any, flat: list, shape_invariants: Any) -> List[TensorShape]:
