@@ -284,7 +284,8 @@ class GradientTape:
             if experimental_use_pfor and batch is not None and inner > 0 and \
                     None not in sshape:
                 (rows,) = vectorized_backward(tape.producers, target, [_source_id(source)],
-                                              column_seeds(target, batch, inner), inner)
+                                              column_seeds(target, batch, inner), inner,
+                                              seed_key=("columns", batch, inner))
                 if rows is not None:
                     rank = len(sshape) + 1
                     rows = array_ops.transpose(rows, [1, 0] + list(range(2, rank)))

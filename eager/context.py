@@ -47,6 +47,9 @@ class _ContextState(threading.local):
         # (`dg.summary.experimental.set_step`), per thread as in TF.
         self.summary_writers: List[Any] = []
         self.summary_step: Any = None
+        # This thread's compiled vectorised backward passes (eager/jacobian_plans.py's
+        # JacobianPlanCache), made on the first eager jacobian/hessian; lives as the thread.
+        self.jacobian_plans: Any = None
 
 
 state = _ContextState()

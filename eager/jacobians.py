@@ -12,15 +12,29 @@ from ..ops.constant_op import constant
 from ..ops.pfor import Converter, OneHot, densified, finish
 from . import context
 from .imperative_grad import imperative_grad
+from .jacobian_plans import plan_cache, plans_allowed
 
 _state = context.state
 
 
 def vectorized_backward(producers: dict, target: Any, source_ids: Sequence[int],
-                        seeds: Any, n: int) -> List[Optional[Any]]:
+                        seeds: Any, n: int, seed_key: Optional[tuple] = None
+                        ) -> List[Optional[Any]]:
     """For each source, the gradients of `target` for the n stacked output
     gradients `seeds` (a OneHot or a [n] + target.shape tensor), stacked: [n] +
-    source.shape; None for a source the target does not depend on."""
+    source.shape; None for a source the target does not depend on.
+
+    `seed_key` says what a dense `seeds` is (a function of the target's shape and
+    dtype, e.g. ("columns", batch, inner)); with it, or with plain one-hot seeds, a
+    repeated call of the same tape structure runs a compiled plan (jacobian_plans).
+    """
+    if seed_key is None and isinstance(seeds, OneHot) and seeds.scale is None:
+        seed_key = ("one-hot", seeds.n, seeds.event)
+    if seed_key is not None and plans_allowed(target):
+        grads = plan_cache().vectorized_backward(producers, target, source_ids, seeds, n,
+                                                 seed_key)
+        if grads is not None:
+            return grads
     graph = FuncGraph("jacobian", _state.graph)
     with tracing(graph):
         seed = graph.add_input(target.dtype, target.shape, "seed")

@@ -124,12 +124,17 @@ class Converter:
     """Converts the ops of `graph` newer than `mark` that `outputs` need."""
 
     def __init__(self, graph: Graph, mark: int, n: Optional[int],
-                 fallback: bool = True, rerun: bool = True) -> None:
+                 fallback: bool = True, rerun: bool = True,
+                 build_in: Optional[Graph] = None) -> None:
         self.graph = graph
         self.mark = mark
         self.n = n
         self.fallback = fallback
         self.rerun = rerun  # False: unbatched ops of `graph` are reused as they are
+        # A graph to build the converted program into (eager/jacobian_plans.py): an op
+        # with an input from it is built there, one without runs now (eagerly), so
+        # everything not derived from that graph's placeholders is folded to constants.
+        self.build_in = build_in
         self.values: Dict[int, Tuple[Any, bool]] = {}
         self.warned: set = set()
 
@@ -193,15 +198,22 @@ class Converter:
         pairs = [self._lookup(t) for t in op.inputs]
         inputs = [v for v, _ in pairs]
         batched = tuple(b for _, b in pairs)
+        target = self.build_in
+        if target is not None and any(_built_in(v, target) for v in inputs):
+            with target.as_default():
+                results = self._results(op, inputs, batched)
+        else:
+            results = self._results(op, inputs, batched)
+        for t, pair in zip(op.outputs, results, strict=True):
+            self.values[id(t)] = pair
+
+    def _results(self, op: Operation, inputs: list, batched: tuple) -> list:
         if not any(batched):
             if op.type == "Placeholder" and self.rerun:
                 raise ValueError(f"vectorized_map: placeholder {op.name} has no value")
             outs = run_op(op, inputs) if self.rerun else list(op.outputs)
-            results = [(t, False) for t in outs]
-        else:
-            results = self._batched(op, inputs, batched)
-        for t, pair in zip(op.outputs, results, strict=True):
-            self.values[id(t)] = pair
+            return [(t, False) for t in outs]
+        return self._batched(op, inputs, batched)
 
     def _batched(self, op: Operation, inputs: list, batched: tuple) -> list:
         if any(isinstance(t, OneHot) for t in inputs):
@@ -238,6 +250,14 @@ class Converter:
             for k, out in enumerate(outs):
                 per_output[k].append(out)
         return [(stack(parts), True) for parts in per_output]
+
+
+def _built_in(value: Any, graph: Graph) -> bool:
+    """Whether a converted value (or a OneHot's scale) is a tensor of `graph`."""
+    if isinstance(value, OneHot):
+        value = value.scale
+    op = getattr(value, "op", None)
+    return op is not None and op.graph is graph
 
 
 def finish(value: Any, is_batched: bool, n: Optional[int]) -> Any:

@@ -1,0 +1,332 @@
+"""Compiled vectorised backward passes, reused per tape structure (issue 13, W3).
+
+An eager `jacobian`, `batch_jacobian` or `hessian` traces the backward pass
+as a function of its seed and converts it with pfor (eager/jacobians.py):
+some 25 graph ops built, converted and run per call, about 1 ms of Python
+for a small Hessian. A program that repeats such a call (a training or
+Newton loop) records the same tape structure every time; only the recorded
+values differ. So the converted program is kept, per structure, as a
+compiled Session plan (framework/session.py `compile_plan`) whose inputs are
+the recorded floating-point values, and a repeated call only feeds them anew.
+
+Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
+- what the trace reads of the tape: for every record reachable from the
+  target, in execution order, its op type, gradient name, attrs (by value),
+  the connectivity (tensor ids renumbered by first appearance, so the key
+  says which inputs are the same tensor), the skipped inputs, and for each
+  input and output slot whether it was kept and its shape and dtype;
+- which tensors are the target and the sources, the target's shape and dtype,
+  and the seed (one-hot rows, or the batch_jacobian columns) with its size;
+- the values of kept integer and boolean tensors (shapes, axes, indices,
+  permutations: gradient functions and batching rules may decide on them);
+  they are baked into the plan as constants. A larger one (over
+  `MAX_KEYED_ELEMENTS`) makes the call uncacheable.
+- Floating-point values are never part of the trace: the trace graph hides
+  them from `constant_value` (`_ValueBlindGraph`), so no gradient function or
+  batching rule can branch on them, and each one becomes a fed placeholder.
+  A captured value that is not one of the recorded tensors (a closure's)
+  makes the structure uncacheable, and so does a custom gradient (its
+  function is an attr that is not a plain value), a variable (a resource
+  handle), an op whose gradient function is not one of duograd's own (a
+  user's registered function may read anything), or a stateful op in the
+  converted program.
+
+What runs: the first call of a structure takes the ordinary path (a one-off
+call pays nothing extra); the second compiles the plan (trace, convert into
+a plain Graph where every op not derived from a fed value is folded to a
+constant, compile) and runs it; later ones only build the key and run the
+plan. Only in eager mode with no tape or accumulator recording (they would
+have recorded the converted ops). If compiling or running the plan fails,
+the call takes the ordinary path, which raises the error at the op that
+caused it with TF's type.
+
+Lifetime and bounds: one `JacobianPlanCache` per thread, on the thread-local
+context (`context.state.jacobian_plans`), created on first use and freed with
+the thread; at most `max_entries` structures and `max_bytes` of plan
+constants, least recently used evicted first. Plans keep no recorded tensor
+alive (they hold only the graph of the converted program and its constants).
+"""
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..framework.dtypes import DType
+from ..framework.func_graph import FuncGraph, tracing
+from ..framework.graph import Graph
+from ..framework.registry import gradient_functions
+from ..framework.session import compile_plan, run_plan
+from ..framework.tensor_shape import TensorShape
+from ..ops import array_ops
+from ..ops.pfor import Converter, densified, finish
+from . import context
+from .eager_tensor import EagerTensor
+from .imperative_grad import imperative_grad
+from .tape import INPUT_IDS, OUTPUT_IDS
+
+_state = context.state
+_log = logging.getLogger("duograd")
+_PACKAGE = __name__.split(".", 1)[0]
+
+# Integer/boolean tensors up to this many elements are keyed by value.
+MAX_KEYED_ELEMENTS = 64
+_FLOAT_KINDS = ("f", "c")
+_KEYED_KINDS = ("b", "i", "u")
+_SEEN_ONCE = "seen once"        # cache markers (entries that hold no plan)
+_UNCACHEABLE = "uncacheable"
+
+
+class Uncacheable(Exception):
+    """This tape structure cannot be reused safely (the reason is the message)."""
+
+
+def plans_allowed(target: Any) -> bool:
+    """Eager, nothing recording the converted ops: a plan may stand in for them."""
+    state = _state
+    return (state.graph is None and not state.tapes and not state.accumulators
+            and type(target) is EagerTensor)
+
+
+def plan_cache() -> "JacobianPlanCache":
+    """This thread's cache (made on first use; it lives as long as the thread)."""
+    cache = _state.jacobian_plans
+    if cache is None:
+        cache = _state.jacobian_plans = JacobianPlanCache()
+    return cache
+
+
+# -- the key ---------------------------------------------------------------------
+def _static(value: Any) -> Any:
+    """A hashable, value-equal stand-in for an attr value."""
+    if value is None or type(value) in (bool, int, float, str, bytes):
+        return (type(value), value)
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple([_static(v) for v in value]))
+    if isinstance(value, (DType, TensorShape)):
+        return (type(value), value)
+    if isinstance(value, (np.ndarray, np.generic)) and value.size <= MAX_KEYED_ELEMENTS \
+            and value.dtype.kind in "biufc":
+        return (np.ndarray, value.shape, value.dtype, value.tobytes())
+    raise Uncacheable(f"attr value {type(value).__name__}")
+
+
+def _attrs_key(attrs: dict) -> tuple:
+    return tuple([(name, _static(attrs[name])) for name in sorted(attrs)])
+
+
+def _slot(tensor: Any, cid: int, values: Dict[int, Any]) -> tuple:
+    """A record's input/output slot: a lazy (shape, dtype) spec as it is; a kept
+    tensor by shape and dtype (float) or also by value (small integer)."""
+    if type(tensor) is tuple:
+        return tensor
+    if type(tensor) is not EagerTensor:
+        raise Uncacheable("a recorded graph tensor")
+    array = tensor.array
+    kind = getattr(array.dtype, "kind", "")
+    values[cid] = tensor
+    if kind in _FLOAT_KINDS:
+        return (array.shape, array.dtype, None)
+    if kind in _KEYED_KINDS and array.size <= MAX_KEYED_ELEMENTS:
+        return (array.shape, array.dtype, array.tobytes())
+    raise Uncacheable(f"a recorded {getattr(array.dtype, 'name', array.dtype)} value")
+
+
+def _first_output(record: tuple) -> int:
+    return record[OUTPUT_IDS][0]
+
+
+def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[int],
+                   seed_key: tuple) -> Tuple[tuple, Dict[int, int], Dict[int, Any]]:
+    """(key, canonical number of each tensor id, kept tensor of each number) of the
+    records the target depends on; raises Uncacheable (see the module docstring)."""
+    target_id = target.tensor_id
+    records: Dict[int, tuple] = {}
+    stack = [target_id]
+    seen = {target_id}
+    get = producers.get
+    while stack:
+        record = get(stack.pop())
+        if record is None or id(record) in records:
+            continue
+        records[id(record)] = record
+        for tid in record[INPUT_IDS]:
+            if tid not in seen:
+                seen.add(tid)
+                stack.append(tid)
+    canon: Dict[int, int] = {target_id: 0}
+    for sid in source_ids:
+        if sid not in canon:
+            canon[sid] = len(canon)
+    array = target.array
+    parts: List[Any] = [seed_key, array.shape, array.dtype,
+                        tuple([canon[sid] for sid in source_ids])]
+    values: Dict[int, Any] = {}
+    for record in sorted(records.values(), key=_first_output):
+        op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
+        ids = []
+        for tid in input_ids + output_ids:
+            cid = canon.get(tid)
+            if cid is None:
+                cid = canon[tid] = len(canon)
+            ids.append(cid)
+        tensors = inputs + outputs
+        slots = tuple([_slot(t, cid, values) for t, cid in zip(tensors, ids, strict=True)])
+        parts.append((op_def.type, name, _attrs_key(attrs) if attrs else (), tuple(ids),
+                      len(input_ids), skip, slots))
+    return tuple(parts), canon, values
+
+
+# -- compiling ---------------------------------------------------------------------
+class _ValueBlindGraph(FuncGraph):
+    """The trace graph: a captured floating-point value looks like an argument to
+    `constant_value`, so the traced program cannot depend on it (it is fed)."""
+
+    def capture_source(self, placeholder: Any) -> Optional[Any]:
+        source = super().capture_source(placeholder)
+        if type(source) is EagerTensor and \
+                getattr(source.array.dtype, "kind", "") in _FLOAT_KINDS:
+            return None
+        return source
+
+
+class CompiledJacobian:
+    """One structure's converted backward pass as a Session plan over its fed values."""
+
+    __slots__ = ("plan", "feed_ids", "connected", "nbytes")
+
+    def __init__(self, plan: Any, feed_ids: tuple, connected: tuple, nbytes: int) -> None:
+        self.plan = plan
+        self.feed_ids = feed_ids      # canonical tensor number fed to each placeholder
+        self.connected = connected    # per source: False where the gradient is None
+        self.nbytes = nbytes          # bytes of the plan's constants
+
+    def run(self, values: Dict[int, Any]) -> Optional[List[Optional[EagerTensor]]]:
+        """The stacked gradients for this call's recorded values; None if a kernel
+        failed (the caller then takes the ordinary path, which raises at the op)."""
+        feeds = tuple([values[cid].array for cid in self.feed_ids])
+        try:
+            outs = run_plan(self.plan, feeds, None)
+        except Exception:  # noqa: BLE001 - re-raised by the ordinary path at its op
+            return None
+        it = iter(outs)
+        return [EagerTensor(np.asarray(next(it))) if c else None for c in self.connected]
+
+
+def _own_gradients(producers: dict, canon: Dict[int, int]) -> None:
+    """Every gradient function the trace may call is one of duograd's own."""
+    for tid in canon:
+        record = producers.get(tid)
+        if record is None:
+            continue
+        fn = gradient_functions.get(record[1])
+        module = getattr(fn, "__module__", None) or ""
+        if fn is not None and module.split(".", 1)[0] != _PACKAGE:
+            raise Uncacheable(f"user gradient function for {record[1]}")
+
+
+def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[int],
+                     seeds: Any, n: int, canon: Dict[int, int],
+                     values: Dict[int, Any]) -> CompiledJacobian:
+    """Traces the backward pass, converts it into a plain Graph (ops not derived from
+    a fed value run now and become constants) and compiles that graph."""
+    _own_gradients(producers, canon)
+    graph = _ValueBlindGraph("jacobian", None)
+    with tracing(graph):
+        seed = graph.add_input(target.dtype, target.shape, "seed")
+        grads = imperative_grad(producers, [target], [target.tensor_id], list(source_ids),
+                                [seed], release=False)
+        grads = [None if g is None else densified(g) for g in grads]
+    program = Graph()
+    converter = Converter(graph, 0, n, build_in=program)
+    converter.bind(seed, seeds)
+    feeds, feed_ids = [], []
+    for source, placeholder in graph.captures:
+        cid = canon.get(getattr(source, "tensor_id", None))
+        if cid is None or values.get(cid) is not source:
+            raise Uncacheable("a captured value the tape did not record")
+        if getattr(source.array.dtype, "kind", "") in _FLOAT_KINDS:
+            with program.as_default():
+                fed = array_ops.placeholder(source.dtype, source.shape, f"recorded_{cid}")
+            converter.bind(placeholder, fed, batched=False)
+            feeds.append(fed)
+            feed_ids.append(cid)
+    pairs = converter.convert([g for g in grads if g is not None])
+    with program.as_default():
+        fetches = [array_ops.identity(finish(value, batched, n)) for value, batched in pairs]
+    nbytes = 0
+    for op in program.get_operations():
+        if op.op_def.stateful:
+            raise Uncacheable(f"stateful op {op.type} in the converted program")
+        if op.type == "Const":
+            nbytes += np.asarray(op.attrs["value"]).nbytes
+    plan = compile_plan(program, fetches, feeds, name="jacobian plan")
+    return CompiledJacobian(plan, tuple(feed_ids), tuple(g is not None for g in grads), nbytes)
+
+
+class JacobianPlanCache:
+    """Compiled vectorised backward passes by tape structure, least recently used
+    evicted first beyond `max_entries` structures or `max_bytes` of constants."""
+
+    def __init__(self, max_entries: int = 64, max_bytes: int = 64 << 20) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: "OrderedDict[tuple, Any]" = OrderedDict()
+        self._bytes = 0
+        self.hits = 0       # calls answered by a compiled plan (including the compiling one)
+        self.compiled = 0   # plans compiled
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._bytes = 0
+
+    def vectorized_backward(self, producers: dict, target: EagerTensor,
+                            source_ids: Sequence[int], seeds: Any, n: int,
+                            seed_key: tuple) -> Optional[List[Optional[EagerTensor]]]:
+        """The stacked gradients from a compiled plan, or None: take the ordinary path."""
+        try:
+            key, canon, values = tape_structure(producers, target, source_ids, seed_key)
+        except Uncacheable:
+            return None
+        entry = self._entries.get(key)
+        if entry is None:
+            self._put(key, _SEEN_ONCE)
+            return None
+        if entry is _UNCACHEABLE:
+            return None
+        if entry is _SEEN_ONCE:
+            try:
+                entry = compile_jacobian(producers, target, source_ids, seeds, n, canon, values)
+            except Exception as error:  # noqa: BLE001 - the ordinary path raises it at its op
+                _log.debug("jacobian plan not cached: %s", error)
+                self._put(key, _UNCACHEABLE)
+                return None
+            self.compiled += 1
+            self._put(key, entry if entry.nbytes <= self.max_bytes else _UNCACHEABLE)
+        else:
+            self._entries.move_to_end(key)
+        result = entry.run(values)
+        if result is not None:
+            self.hits += 1
+        return result
+
+    def _put(self, key: tuple, entry: Any) -> None:
+        old = self._entries.pop(key, None)
+        if isinstance(old, CompiledJacobian):
+            self._bytes -= old.nbytes
+        self._entries[key] = entry
+        if isinstance(entry, CompiledJacobian):
+            self._bytes += entry.nbytes
+        while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
+            _, dropped = self._entries.popitem(last=False)
+            if isinstance(dropped, CompiledJacobian):
+                self._bytes -= dropped.nbytes
