@@ -65,7 +65,6 @@ from ..ops.pfor import Converter, densified, finish
 from . import context
 from .eager_tensor import EagerTensor
 from .imperative_grad import imperative_grad
-from .tape import INPUT_IDS, OUTPUT_IDS
 
 _state = context.state
 _log = logging.getLogger("duograd")
@@ -117,45 +116,25 @@ def _attrs_key(attrs: dict) -> tuple:
     return tuple([(name, _static(attrs[name])) for name in sorted(attrs)])
 
 
-def _slot(tensor: Any, cid: int, values: Dict[int, Any]) -> tuple:
-    """A record's input/output slot: a lazy (shape, dtype) spec as it is; a kept
-    tensor by shape and dtype (float) or also by value (small integer)."""
-    if type(tensor) is tuple:
-        return tensor
-    if type(tensor) is not EagerTensor:
-        raise Uncacheable("a recorded graph tensor")
-    array = tensor.array
+def _keyed_value(array: Any) -> tuple:
+    """A kept non-float tensor's key: small integer/boolean ones by value."""
     kind = getattr(array.dtype, "kind", "")
-    values[cid] = tensor
-    if kind in _FLOAT_KINDS:
-        return (array.shape, array.dtype, None)
     if kind in _KEYED_KINDS and array.size <= MAX_KEYED_ELEMENTS:
         return (array.shape, array.dtype, array.tobytes())
     raise Uncacheable(f"a recorded {getattr(array.dtype, 'name', array.dtype)} value")
 
 
-def _first_output(record: tuple) -> int:
-    return record[OUTPUT_IDS][0]
-
-
 def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[int],
                    seed_key: tuple) -> Tuple[tuple, Dict[int, int], Dict[int, Any]]:
-    """(key, canonical number of each tensor id, kept tensor of each number) of the
-    records the target depends on; raises Uncacheable (see the module docstring)."""
+    """(key, canonical number of each tensor id, kept tensor of each number) of all
+    the tape's records, in the order recorded; raises Uncacheable (module docstring).
+
+    Every record is keyed (not only those the target depends on): a stricter key,
+    and no search. A slot is its tensor's canonical number (ids renumbered by first
+    appearance) and then a lazy spec (shape, dtype) as it is, a kept float tensor's
+    (shape, dtype, True), or a kept integer tensor's (shape, dtype, bytes).
+    """
     target_id = target.tensor_id
-    records: Dict[int, tuple] = {}
-    stack = [target_id]
-    seen = {target_id}
-    get = producers.get
-    while stack:
-        record = get(stack.pop())
-        if record is None or id(record) in records:
-            continue
-        records[id(record)] = record
-        for tid in record[INPUT_IDS]:
-            if tid not in seen:
-                seen.add(tid)
-                stack.append(tid)
     canon: Dict[int, int] = {target_id: 0}
     for sid in source_ids:
         if sid not in canon:
@@ -164,18 +143,34 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
     parts: List[Any] = [seed_key, array.shape, array.dtype,
                         tuple([canon[sid] for sid in source_ids])]
     values: Dict[int, Any] = {}
-    for record in sorted(records.values(), key=_first_output):
+    shared: set = set()   # multi-output records appear once per differentiable output
+    get = canon.get
+    for record in producers.values():
         op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
-        ids = []
-        for tid in input_ids + output_ids:
-            cid = canon.get(tid)
+        if len(output_ids) > 1:
+            if id(record) in shared:
+                continue
+            shared.add(id(record))
+        sig: List[Any] = [op_def.type, name, skip, len(input_ids),
+                          _attrs_key(attrs) if attrs else None]
+        for tid, tensor in zip(input_ids + output_ids, inputs + outputs, strict=True):
+            cid = get(tid)
             if cid is None:
                 cid = canon[tid] = len(canon)
-            ids.append(cid)
-        tensors = inputs + outputs
-        slots = tuple([_slot(t, cid, values) for t, cid in zip(tensors, ids, strict=True)])
-        parts.append((op_def.type, name, _attrs_key(attrs) if attrs else (), tuple(ids),
-                      len(input_ids), skip, slots))
+            sig.append(cid)
+            if type(tensor) is tuple:
+                sig.append(tensor)
+                continue
+            if type(tensor) is not EagerTensor:
+                raise Uncacheable("a recorded graph tensor")
+            values[cid] = tensor
+            value = tensor.array
+            kind = getattr(value.dtype, "kind", "")
+            if kind == "f" or kind == "c":
+                sig.append((value.shape, value.dtype, True))
+            else:
+                sig.append(_keyed_value(value))
+        parts.append(tuple(sig))
     return tuple(parts), canon, values
 
 

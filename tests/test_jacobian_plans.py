@@ -1,0 +1,239 @@
+"""Compiled jacobian plans cached per tape structure (eager/jacobian_plans.py).
+
+Each structure is called at least three times with new values: the first call
+takes the ordinary path, the second compiles a plan, the third reuses it. Every
+result is checked against the Hessian/Jacobian known in closed form and against
+a fresh trace (an empty cache), and the cache's counters prove the plan ran.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import duograd as dg
+from duograd.eager import context
+from duograd.eager.jacobian_plans import JacobianPlanCache
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture
+def cache(monkeypatch):
+    """A fresh cache on this thread's context for the test."""
+    fresh = JacobianPlanCache()
+    monkeypatch.setattr(context.state, "jacobian_plans", fresh)
+    return fresh
+
+
+def _fresh(fn, *args):
+    """fn(*args) with an empty cache: the ordinary trace-and-convert path."""
+    saved = context.state.jacobian_plans
+    context.state.jacobian_plans = JacobianPlanCache()
+    try:
+        return fn(*args)
+    finally:
+        context.state.jacobian_plans = saved
+
+
+def _w3(x, a, b):
+    n = x.shape[0]
+    col = dg.reshape(x, [n, 1])
+    quad = dg.reduce_sum(col * dg.matmul(b, col)) * 0.5
+    return dg.reduce_sum(dg.square(dg.tanh(dg.matmul(a, col)))) + quad
+
+
+def _w3_hessian(x, a, b):
+    t = np.tanh(a @ x)
+    h = 2 * (1 - t * t) * (1 - 3 * t * t)
+    return a.T @ (h[:, None] * a) + (b + b.T) / 2
+
+
+def _tape_hessian(f, x, *args):
+    with dg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = f(x, *args)
+    return tape.hessian(y, x)
+
+
+def _nested_hessian(f, x, *args):
+    with dg.GradientTape() as outer:
+        outer.watch(x)
+        with dg.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x, *args)
+        g = inner.gradient(y, x)
+    return outer.jacobian(g, x)
+
+
+def _exp_poly(x):
+    return dg.reduce_sum(dg.exp(x) * x, axis=0) + dg.reduce_sum(x * x * x) / 3.0
+
+
+def _exp_poly_hessian(x):
+    return np.diag((2 + x) * np.exp(x) + 2 * x)
+
+
+def _sin_grid(x, w):
+    return dg.reduce_sum(dg.transpose(dg.sin(dg.reshape(x, [2, 3]))) * w)
+
+
+def _sin_grid_hessian(x, w):
+    return np.diag(-np.sin(x) * w.T.reshape(-1))
+
+
+@pytest.mark.parametrize("variant", [_tape_hessian, _nested_hessian])
+def test_repeated_hessians_give_new_correct_values(cache, variant):
+    structures = [
+        (_w3, _w3_hessian, lambda: (RNG.normal(size=5), RNG.normal(size=(4, 5)),
+                                    RNG.normal(size=(5, 5)))),
+        (_exp_poly, _exp_poly_hessian, lambda: (RNG.normal(size=4),)),
+        (_sin_grid, _sin_grid_hessian, lambda: (RNG.normal(size=6), RNG.normal(size=(3, 2)))),
+    ]
+    for f, closed_form, draw in structures:
+        before = cache.hits
+        for _ in range(4):
+            values = draw()
+            x = dg.constant(values[0])
+            args = [dg.constant(v) for v in values[1:]]
+            h = variant(f, x, *args)
+            np.testing.assert_allclose(h.numpy(), closed_form(*values), rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(h.numpy(), _fresh(variant, f, x, *args).numpy(),
+                                       rtol=1e-12, atol=1e-13)
+            assert h.dtype == dg.float64 and h.shape == (x.shape[0], x.shape[0])
+        assert cache.hits == before + 3   # calls 2-4 ran the compiled plan
+    assert cache.compiled == 3
+
+
+def test_float_operands_are_fed_not_baked(cache):
+    """A changing float multiplier (a recorded value) gives a new Jacobian each call."""
+    for scale in (2.0, -3.0, 0.5, 7.0):
+        x = dg.constant(np.arange(3.0))
+        a = dg.constant(np.full(3, scale))
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = a * dg.sin(x)
+        jac = tape.jacobian(y, x)
+        np.testing.assert_allclose(jac.numpy(), np.diag(scale * np.cos(np.arange(3.0))))
+    assert cache.hits == 3   # calls 2-4
+
+
+def test_changed_shape_dtype_or_op_is_a_miss(cache):
+    def hess(x, fn):
+        return _tape_hessian(lambda v: dg.reduce_sum(fn(v)), x)
+
+    cases = [(np.array([0.1, 0.2, 0.3]), dg.sin, lambda v: -np.sin(v)),
+             (np.array([0.1, 0.2, 0.3, 0.4]), dg.sin, lambda v: -np.sin(v)),
+             (np.array([0.1, 0.2, 0.3]), dg.cos, lambda v: -np.cos(v)),
+             (np.array([0.1, 0.2, 0.3], np.float32), dg.sin, lambda v: -np.sin(v))]
+    for _ in range(3):   # interleaved: each call must find its own plan
+        for value, fn, second in cases:
+            h = hess(dg.constant(value), fn)
+            assert h.dtype == dg.as_dtype(value.dtype)
+            np.testing.assert_allclose(h.numpy(), np.diag(second(value)), rtol=1e-6)
+    assert cache.compiled == 4 and cache.hits == 8
+
+
+def test_integer_values_are_part_of_the_key(cache):
+    """The reduction axis (an int32 tensor input) decides the traced program."""
+    m = RNG.normal(size=(3, 4))
+    for _ in range(3):
+        for axis, expected in ((0, np.cos(m).sum(axis=0)), (1, np.cos(m).sum(axis=1))):
+            x = dg.constant(m)
+            with dg.GradientTape() as tape:
+                tape.watch(x)
+                y = dg.reduce_sum(dg.sin(x), axis=dg.constant(axis))
+            jac = tape.jacobian(y, x).numpy()
+            rows = jac.reshape(expected.size, -1) @ np.ones(m.size)  # row sums
+            np.testing.assert_allclose(rows, expected)
+    assert cache.compiled == 2 and cache.hits == 4
+
+
+def test_jacobian_and_batch_jacobian_repeated(cache):
+    for _ in range(3):
+        xv = RNG.normal(size=(2, 3))
+        av = RNG.normal(size=(4, 3))
+        x, a = dg.constant(xv), dg.constant(av)
+        with dg.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = dg.matmul(x, a, transpose_b=True) ** 2      # [2, 4]
+            z = x * x * x                                   # [2, 3]
+        jac = tape.jacobian(y, x).numpy()                   # [2, 4, 2, 3]
+        expected = np.zeros((2, 4, 2, 3))
+        for i in range(2):
+            expected[i, :, i, :] = 2 * (xv[i] @ av.T)[:, None] * av
+        np.testing.assert_allclose(jac, expected, rtol=1e-10)
+        batch = tape.batch_jacobian(z, x).numpy()           # [2, 3, 3]
+        np.testing.assert_allclose(batch, np.stack([np.diag(3 * r * r) for r in xv]))
+    assert cache.compiled == 2 and cache.hits == 4
+
+
+def test_unconnected_sources_stay_none_or_zero(cache):
+    for _ in range(3):
+        x, z = dg.constant([1.0, 2.0]), dg.constant([3.0])
+        with dg.GradientTape(persistent=True) as tape:
+            tape.watch([x, z])
+            y = x * x
+        jx, jz = tape.jacobian(y, [x, z])
+        np.testing.assert_allclose(jx.numpy(), np.diag([2.0, 4.0]))
+        assert jz is None
+        zero = tape.jacobian(y, z, unconnected_gradients=dg.UnconnectedGradients.ZERO)
+        np.testing.assert_array_equal(zero.numpy(), np.zeros((2, 1)))
+    assert cache.hits == 4
+
+
+def test_an_outer_recording_tape_still_sees_the_jacobian(cache):
+    """Third order: the outer tape records the converted ops, so no plan is used."""
+    for _ in range(3):
+        x = dg.constant([0.5, -1.0])
+        with dg.GradientTape() as third:
+            third.watch(x)
+            with dg.GradientTape() as second:
+                second.watch(x)
+                with dg.GradientTape() as first:
+                    first.watch(x)
+                    y = dg.reduce_sum(x * x * x * x)
+                g = first.gradient(y, x)
+            h = second.jacobian(g, x)                      # diag(12 x^2)
+        t = third.gradient(h, x)                           # 24 x
+        np.testing.assert_allclose(h.numpy(), np.diag(12 * x.numpy() ** 2))
+        np.testing.assert_allclose(t.numpy(), 24 * x.numpy())
+    assert cache.hits == 0 and len(cache) == 0
+
+
+def test_custom_gradients_are_never_cached(cache):
+    @dg.custom_gradient
+    def twice(v):
+        return v * 2.0, lambda dy: dy * 5.0     # a deliberately different gradient
+
+    for _ in range(3):
+        x = dg.constant([1.0, 2.0])
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = twice(x * x)
+        np.testing.assert_allclose(tape.jacobian(y, x).numpy(), np.diag([10.0, 20.0]))
+    assert cache.hits == 0
+
+
+def test_the_cache_is_bounded(monkeypatch):
+    small = JacobianPlanCache(max_entries=2)
+    monkeypatch.setattr(context.state, "jacobian_plans", small)
+    fns = [(dg.sin, np.cos), (dg.exp, np.exp), (dg.tanh, lambda v: 1 - np.tanh(v) ** 2)]
+    for _ in range(3):
+        for fn, derivative in fns:
+            x = dg.constant([0.3, 0.7])
+            with dg.GradientTape() as tape:
+                tape.watch(x)
+                y = fn(x)
+            np.testing.assert_allclose(tape.jacobian(y, x).numpy(),
+                                       np.diag(derivative(x.numpy())))
+            assert len(small) <= 2
+    tiny = JacobianPlanCache(max_bytes=0)     # no plan fits: each structure stays uncached
+    monkeypatch.setattr(context.state, "jacobian_plans", tiny)
+    for _ in range(3):
+        x = dg.constant([0.3, 0.7])
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = dg.sin(x) * x
+        np.testing.assert_allclose(tape.jacobian(y, x).numpy(),
+                                   np.diag(np.cos([0.3, 0.7]) * [0.3, 0.7] + np.sin([0.3, 0.7])))
+    assert tiny.nbytes == 0
