@@ -26,8 +26,8 @@ Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
   batching rule can branch on them, and each one becomes a fed placeholder.
   A captured value that is not one of the recorded tensors (a closure's)
   makes the structure uncacheable, and so does a custom gradient (its
-  function is an attr that is not a plain value), a variable (a resource
-  handle), an op whose gradient function is not one of duograd's own (a
+  function is an attr that is not a plain value), a trace that reads a
+  variable's handle (a recorded read is keyed as "a resource"), an op whose gradient function is not one of duograd's own (a
   user's registered function may read anything), or a stateful op in the
   converted program.
 
@@ -62,6 +62,7 @@ from ..framework.session import compile_plan, run_plan
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops
 from ..ops.pfor import Converter, densified, finish
+from ..ops.variables import EagerHandle
 from . import context
 from .eager_tensor import EagerTensor
 from .imperative_grad import imperative_grad
@@ -162,7 +163,11 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
                 sig.append(tensor)
                 continue
             if type(tensor) is not EagerTensor:
-                raise Uncacheable("a recorded graph tensor")
+                if type(tensor) is not EagerHandle:
+                    raise Uncacheable("a recorded graph tensor")
+                # a variable's handle: never fed (a trace that reads it is uncacheable:
+                sig.append("resource")   # it is not among the kept values)
+                continue
             values[cid] = tensor
             value = tensor.array
             kind = getattr(value.dtype, "kind", "")
@@ -234,6 +239,9 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
         grads = imperative_grad(producers, [target], [target.tensor_id], list(source_ids),
                                 [seed], release=False)
         grads = [None if g is None else densified(g) for g in grads]
+    for g in grads:
+        if g is not None and getattr(getattr(g, "op", None), "graph", None) is not graph:
+            raise Uncacheable("a gradient that is not a function of the seed")
     program = Graph()
     converter = Converter(graph, 0, n, build_in=program)
     converter.bind(seed, seeds)

@@ -238,3 +238,15 @@ def test_the_cache_is_bounded(monkeypatch):
         np.testing.assert_allclose(tape.jacobian(y, x).numpy(),
                                    np.diag(np.cos([0.3, 0.7]) * [0.3, 0.7] + np.sin([0.3, 0.7])))
     assert tiny.nbytes == 0
+
+
+def test_hessian_of_a_variable_follows_its_assignments(cache):
+    v = dg.Variable([0.2, -0.4, 0.9], dtype=dg.float64)
+    for value in ([0.2, -0.4, 0.9], [1.5, 0.1, -2.0], [0.0, 0.3, 0.6]):
+        v.assign(value)
+        with dg.GradientTape(persistent=True) as tape:
+            y = dg.reduce_sum(dg.sin(v) * v)
+        h = tape.hessian(y, v)
+        w = np.array(value)
+        np.testing.assert_allclose(h.numpy(), np.diag(2 * np.cos(w) - w * np.sin(w)))
+    assert cache.hits == 2   # the reads are keyed as resources; their values are fed
