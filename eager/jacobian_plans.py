@@ -246,13 +246,14 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
     converter = Converter(graph, 0, n, build_in=program)
     converter.bind(seed, seeds)
     feeds, feed_ids = [], []
-    for source, placeholder in graph.captures:
-        cid = canon.get(getattr(source, "tensor_id", None))
-        if cid is None or values.get(cid) is not source:
+    for captured, placeholder in graph.captures:
+        cid: int = canon.get(getattr(captured, "tensor_id", -1), -1)
+        kept: Any = values.get(cid)
+        if kept is None or kept is not captured:
             raise Uncacheable("a captured value the tape did not record")
-        if getattr(source.array.dtype, "kind", "") in _FLOAT_KINDS:
+        if getattr(kept.array.dtype, "kind", "") in _FLOAT_KINDS:
             with program.as_default():
-                fed = array_ops.placeholder(source.dtype, source.shape, f"recorded_{cid}")
+                fed = array_ops.placeholder(kept.dtype, kept.shape, f"recorded_{cid}")
             converter.bind(placeholder, fed, batched=False)
             feeds.append(fed)
             feed_ids.append(cid)
