@@ -258,8 +258,13 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
             feeds.append(fed)
             feed_ids.append(cid)
     pairs = converter.convert([g for g in grads if g is not None])
+    fetches = []
     with program.as_default():
-        fetches = [array_ops.identity(finish(value, batched, n)) for value, batched in pairs]
+        for value, batched in pairs:
+            out = finish(value, batched, n)
+            if getattr(getattr(out, "op", None), "graph", None) is not program:
+                out = array_ops.identity(out)   # a value folded at conversion: a constant
+            fetches.append(out)
     nbytes = 0
     for op in program.get_operations():
         if op.op_def.stateful:

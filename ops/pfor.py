@@ -30,7 +30,7 @@ from .constant_op import constant, convert_to_tensor
 from .indexed_slices_ops import gather
 from .join_ops import stack
 from .math_ops import multiply
-from .pfor_rules import NoBatchingRule, rule_for, run_op, tile
+from .pfor_rules import NoBatchingRule, rule_for, run_op, tile, unit_axis
 from .tensor_util import constant_value
 
 __all__ = ["vectorized_map"]
@@ -106,12 +106,12 @@ def _onehot_rule(op: Operation, inputs: list, batched: tuple) -> Optional[list]:
             if value.event == (value.n, 1) and not tb or value.event == (1, value.n) and tb:
                 # op(a) @ (s_i e_i) = s_i * column i of op(a)
                 rows = a if ta else transpose(a)
-                return [(expand_dims(_as_column_scale(value, rows), 2), True)]
+                return [(unit_axis(_as_column_scale(value, rows), 2), True)]
         else:
             value, b = inputs[0], inputs[1]
             if value.event == (1, value.n) and not ta or value.event == (value.n, 1) and ta:
                 rows = transpose(b) if tb else b
-                return [(expand_dims(_as_column_scale(value, rows), 1), True)]
+                return [(unit_axis(_as_column_scale(value, rows), 1), True)]
     return None
 
 

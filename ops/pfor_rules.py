@@ -63,6 +63,16 @@ def expand_event(t: Any, k: int) -> Any:
     return t
 
 
+def unit_axis(t: Any, axis: int) -> Any:
+    """`expand_dims(t, axis)` (axis >= 0), as a reshape when the shape is static:
+    the same value, one cheaper kernel in a compiled plan."""
+    dims = t.shape.dims
+    if dims is None or None in dims:
+        return expand_dims(t, axis)
+    dims = list(dims)
+    return reshape(t, dims[:axis] + [1] + dims[axis:])
+
+
 def tile(t: Any, n: Optional[int]) -> Any:
     """Unbatched `t` repeated `n` times along a new leading axis."""
     dims = t.shape.dims
@@ -241,7 +251,7 @@ def _matmul(op: Any, inputs: list, batched: tuple, n: Optional[int]) -> Pairs:
         # op(a) @ b[i] for column vectors b[i]: one product b2 @ op(a)^T.
         cols = reshape(b, [-1, b.shape.dims[1]])
         out = apply_op(matmul, (cols, a), {"transpose_a": False, "transpose_b": not ta})
-        return [(expand_dims(out, 2), True)]
+        return [(unit_axis(out, 2), True)]
     if batched[0] and not batched[1] and ra == 2 and rb == 2 and not ta:
         # a[i] @ op(b) for all i: one product of the rows stacked.
         p, q = a.shape.dims[1], a.shape.dims[2]
