@@ -250,3 +250,23 @@ def test_hessian_of_a_variable_follows_its_assignments(cache):
         w = np.array(value)
         np.testing.assert_allclose(h.numpy(), np.diag(2 * np.cos(w) - w * np.sin(w)))
     assert cache.hits == 2   # the reads are keyed as resources; their values are fed
+
+
+def test_a_failing_plan_falls_back_to_the_ordinary_path(cache, monkeypatch):
+    """A kernel error in the plan is not raised from the plan: the ordinary path runs
+    (and raises at the op that caused it, if it fails too)."""
+    from duograd.eager import jacobian_plans
+    from duograd.framework.errors import InvalidArgumentError
+
+    def failing(plan, feeds, resources):
+        raise InvalidArgumentError(None, None, "simulated kernel failure")
+
+    monkeypatch.setattr(jacobian_plans, "run_plan", failing)
+    for _ in range(3):
+        x = dg.constant([0.3, 0.7])
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = dg.sin(x) * x
+        np.testing.assert_allclose(tape.jacobian(y, x).numpy(),
+                                   np.diag(np.cos([0.3, 0.7]) * [0.3, 0.7] + np.sin([0.3, 0.7])))
+    assert cache.compiled == 1 and cache.hits == 0
