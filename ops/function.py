@@ -344,7 +344,7 @@ class Function:
             concrete = self._lookup_or_trace(flat, lambda: (args, kwargs), structure, flat)
         mask = concrete._tensor_leaf_mask
         if fast_key is not None and signature is None and len(flat) == len(args) and \
-                all(a is b for a, b in zip(flat, args)) and all(mask):
+                all(a is b for a, b in zip(flat, args, strict=True)) and all(mask):
             self._eager_calls[fast_key] = concrete
         return concrete.call_flat([leaf for leaf, is_t in zip(flat, mask, strict=True) if is_t])
 
