@@ -113,8 +113,16 @@ def _static(value: Any) -> Any:
     raise Uncacheable(f"attr value {type(value).__name__}")
 
 
+_PLAIN = frozenset([bool, int, float, str, bytes, type(None)])
+
+
 def _attrs_key(attrs: dict) -> tuple:
-    return tuple([(name, _static(attrs[name])) for name in sorted(attrs)])
+    """Attrs by value and type (1, 1.0 and True differ), in their recorded order
+    (another order is only a miss)."""
+    types = tuple(map(type, attrs.values()))
+    if _PLAIN.issuperset(types):
+        return (tuple(attrs.items()), types)
+    return tuple([(name, _static(value)) for name, value in attrs.items()])
 
 
 def _keyed_value(array: Any) -> tuple:
@@ -145,7 +153,6 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
                         tuple([canon[sid] for sid in source_ids])]
     values: Dict[int, Any] = {}
     shared: set = set()   # multi-output records appear once per differentiable output
-    get = canon.get
     for record in producers.values():
         op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
         if len(output_ids) > 1:
@@ -154,29 +161,38 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
             shared.add(id(record))
         sig: List[Any] = [op_def.type, name, skip, len(input_ids),
                           _attrs_key(attrs) if attrs else None]
-        for tid, tensor in zip(input_ids + output_ids, inputs + outputs, strict=True):
-            cid = get(tid)
-            if cid is None:
-                cid = canon[tid] = len(canon)
-            sig.append(cid)
-            if type(tensor) is tuple:
-                sig.append(tensor)
-                continue
-            if type(tensor) is not EagerTensor:
-                if type(tensor) is not EagerHandle:
-                    raise Uncacheable("a recorded graph tensor")
-                # a variable's handle: never fed (a trace that reads it is uncacheable:
-                sig.append("resource")   # it is not among the kept values)
-                continue
-            values[cid] = tensor
-            value = tensor.array
-            kind = getattr(value.dtype, "kind", "")
-            if kind == "f" or kind == "c":
-                sig.append((value.shape, value.dtype, True))
-            else:
-                sig.append(_keyed_value(value))
+        _slots(sig, input_ids, inputs, canon, values)
+        _slots(sig, output_ids, outputs, canon, values)
         parts.append(tuple(sig))
     return tuple(parts), canon, values
+
+
+def _slots(sig: List[Any], ids: tuple, tensors: tuple, canon: Dict[int, int],
+           values: Dict[int, Any]) -> None:
+    """Appends each slot's canonical number and what it holds (see tape_structure)."""
+    add = sig.append
+    get = canon.get
+    for tid, tensor in zip(ids, tensors):   # equal lengths: one kept/lazy per id
+        cid = get(tid)
+        if cid is None:
+            cid = canon[tid] = len(canon)
+        add(cid)
+        kind = type(tensor)
+        if kind is tuple:
+            add(tensor)
+        elif kind is EagerTensor:
+            values[cid] = tensor
+            value = tensor.array
+            dtype = value.dtype
+            if dtype.kind in _FLOAT_KINDS:
+                add((value.shape, dtype, True))
+            else:
+                add(_keyed_value(value))
+        elif kind is EagerHandle:
+            # a variable's handle: never fed (a trace that reads it is uncacheable:
+            add("resource")   # it is not among the kept values)
+        else:
+            raise Uncacheable("a recorded graph tensor")
 
 
 # -- compiling ---------------------------------------------------------------------
