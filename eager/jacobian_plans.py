@@ -172,7 +172,7 @@ def _slots(sig: List[Any], ids: tuple, tensors: tuple, canon: Dict[int, int],
     """Appends each slot's canonical number and what it holds (see tape_structure)."""
     add = sig.append
     get = canon.get
-    for tid, tensor in zip(ids, tensors):   # equal lengths: one kept/lazy per id
+    for tid, tensor in zip(ids, tensors, strict=True):   # one kept tensor or lazy spec per id
         cid = get(tid)
         if cid is None:
             cid = canon[tid] = len(canon)
