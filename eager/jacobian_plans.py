@@ -27,9 +27,11 @@ Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
   A captured value that is not one of the recorded tensors (a closure's)
   makes the structure uncacheable, and so does a custom gradient (its
   function is an attr that is not a plain value), a trace that reads a
-  variable's handle (a recorded read is keyed as "a resource"), an op whose gradient function is not one of duograd's own (a
-  user's registered function may read anything), or a stateful op in the
-  converted program.
+  variable's handle (a recorded read is keyed as "a resource"), an op whose
+  gradient function is not one of duograd's own (a user's registered
+  function may read anything), a stateful op in the traced or converted
+  program (random numbers must not be frozen), or a gradient that does not
+  come from the seed. Gradient functions read no thread state.
 
 What runs: the first call of a structure takes the ordinary path (a one-off
 call pays nothing extra); the second compiles the plan (trace, convert into
@@ -255,6 +257,9 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
         grads = imperative_grad(producers, [target], [target.tensor_id], list(source_ids),
                                 [seed], release=False)
         grads = [None if g is None else densified(g) for g in grads]
+    for op in graph.get_operations():   # folded at conversion, it would run only once
+        if op.op_def.stateful:
+            raise Uncacheable(f"stateful op {op.type} in the traced backward pass")
     for g in grads:
         if g is not None and getattr(getattr(g, "op", None), "graph", None) is not graph:
             raise Uncacheable("a gradient that is not a function of the seed")
