@@ -19,6 +19,7 @@ from ..ops.constant_op import convert_to_tensor
 from . import context
 from .imperative_grad import imperative_grad
 from .raw_backward import raw_gradient, raw_sweep_allowed
+from .jacobian_plans import plan_cache, plans_allowed
 from .jacobians import column_seeds, one_hot_seeds, vectorized_backward
 from .tape import Tape
 
@@ -317,6 +318,11 @@ class GradientTape:
         if was:
             self._pop()
         try:
+            if plans_allowed(target):   # a repeated structure: one compiled plan
+                blocks = plan_cache().hessian(tape, target,
+                                              [_source_id(s) for s in flat_sources])
+                if blocks is not None:
+                    return nest.pack_sequence_as(sources, blocks)
             outer = GradientTape(persistent=True)
             outer._tape = Tape(persistent=True)
             outer._tape.record_entry_copy(tape)

@@ -63,11 +63,12 @@ from ..framework.registry import gradient_functions
 from ..framework.session import compile_plan, run_plan
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops
-from ..ops.pfor import Converter, densified, finish
+from ..ops.pfor import Converter, OneHot, densified, finish
 from ..ops.variables import EagerHandle
 from . import context
 from .eager_tensor import EagerTensor
 from .imperative_grad import imperative_grad
+from .tape import Tape
 
 _state = context.state
 _log = logging.getLogger("duograd")
@@ -153,7 +154,7 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
     array = target.array
     parts: List[Any] = [seed_key, array.shape, array.dtype,
                         tuple([canon[sid] for sid in source_ids])]
-    values: Dict[int, Any] = {}
+    values: Dict[int, Any] = {0: target}   # a trace may capture the target itself
     shared: set = set()   # multi-output records appear once per differentiable output
     for record in producers.values():
         op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
@@ -296,6 +297,76 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
     return CompiledJacobian(plan, tuple(feed_ids), tuple(g is not None for g in grads), nbytes)
 
 
+def _stateless(graphs: Sequence[Graph]) -> None:
+    for g in graphs:   # a stateful op folded or compiled would run only once
+        for op in g.get_operations():
+            if op.op_def.stateful:
+                raise Uncacheable(f"stateful op {op.type} in a traced backward pass")
+
+
+def compile_hessian(tape: Any, target: EagerTensor, source_ids: Sequence[int],
+                    canon: Dict[int, int], values: Dict[int, Any]) -> CompiledJacobian:
+    """Both backward passes of `GradientTape.hessian` in one plan: the first traced
+    into a graph while a tape records it (as `hessian` records it eagerly), the
+    second traced from that tape and converted with pfor into the same graph; the
+    recorded values of the forward tape are the only inputs."""
+    producers = tape.producers
+    _own_gradients(producers, canon)
+    graph = _ValueBlindGraph("hessian", None)
+    traced: List[Graph] = [graph]
+    outputs: List[Any] = []
+    with tracing(graph):
+        outer = Tape(persistent=True)
+        outer.record_entry_copy(tape)
+        seed = array_ops.ones(target.shape.as_list(), target.dtype)
+        context.push_tape(outer)
+        try:
+            grads = imperative_grad(producers, [target], [target.tensor_id], list(source_ids),
+                                    [seed], release=False)
+        finally:
+            context.pop_tape(outer)
+        for sid, grad in zip(source_ids, grads, strict=True):
+            if grad is None:
+                outputs.append(None)
+                continue
+            grad = densified(grad)
+            dims = grad.shape.as_list()
+            n = grad.shape.num_elements()
+            inner = _ValueBlindGraph("jacobian", graph)
+            traced.append(inner)
+            with tracing(inner):
+                row_seed = inner.add_input(grad.dtype, grad.shape, "seed")
+                (second,) = imperative_grad(outer.producers, [grad], [grad.tensor_id], [sid],
+                                            [row_seed], release=False)
+            if not n:
+                raise Uncacheable("an empty Hessian block")
+            if second is None:   # the gradient does not depend on the source: zeros
+                outputs.append(array_ops.zeros(dims + dims, grad.dtype))
+                continue
+            converter = Converter(inner, 0, n)
+            converter.bind(row_seed, OneHot(n, dims, grad.dtype))
+            for captured, placeholder in inner.captures:
+                if type(captured) is EagerTensor:   # fed through the outer graph's capture
+                    converter.bind(placeholder, graph.capture(captured), batched=False)
+            ((value, batched),) = converter.convert([densified(second)])
+            outputs.append(array_ops.reshape(finish(value, batched, n), dims + dims))
+    _stateless(traced)
+    feeds, feed_ids = [], []
+    for captured, placeholder in graph.captures:
+        cid: int = canon.get(getattr(captured, "tensor_id", -1), -1)
+        if values.get(cid) is not captured:
+            raise Uncacheable("a captured value the tape did not record")
+        feeds.append(placeholder)
+        feed_ids.append(cid)
+    if any(out is None for out in outputs):
+        raise Uncacheable("a source the target does not reach")   # zeros: ordinary path
+    fetches = outputs
+    nbytes = sum(np.asarray(op.attrs["value"]).nbytes for op in graph.get_operations()
+                 if op.type == "Const")
+    plan = compile_plan(graph, fetches, feeds, name="hessian plan")
+    return CompiledJacobian(plan, tuple(feed_ids), tuple(True for _ in fetches), nbytes)
+
+
 class JacobianPlanCache:
     """Compiled vectorised backward passes by tape structure, least recently used
     evicted first beyond `max_entries` structures or `max_bytes` of constants."""
@@ -327,6 +398,23 @@ class JacobianPlanCache:
             key, canon, values = tape_structure(producers, target, source_ids, seed_key)
         except Uncacheable:
             return None
+        return self._run(key, values, lambda: compile_jacobian(
+            producers, target, source_ids, seeds, n, canon, values))
+
+    def hessian(self, tape: Any, target: EagerTensor,
+                source_ids: Sequence[int]) -> Optional[List[EagerTensor]]:
+        """`GradientTape.hessian`'s blocks (source.shape * 2 each, zeros where the
+        gradient is None) from one compiled plan of both backward passes, or None."""
+        try:
+            key, canon, values = tape_structure(tape.producers, target, source_ids,
+                                                ("hessian",))
+        except Uncacheable:
+            return None
+        return self._run(key, values, lambda: compile_hessian(
+            tape, target, source_ids, canon, values))
+
+    def _run(self, key: tuple, values: Dict[int, Any], compile_fn: Any) -> Optional[list]:
+        """The plan of `key` run on `values` (compiled on the second sighting), or None."""
         entry = self._entries.get(key)
         if entry is None:
             self._put(key, _SEEN_ONCE)
@@ -335,7 +423,7 @@ class JacobianPlanCache:
             return None
         if entry is _SEEN_ONCE:
             try:
-                entry = compile_jacobian(producers, target, source_ids, seeds, n, canon, values)
+                entry = compile_fn()
             except Exception as error:  # noqa: BLE001 - the ordinary path raises it at its op
                 _log.debug("jacobian plan not cached: %s", error)
                 self._put(key, _UNCACHEABLE)

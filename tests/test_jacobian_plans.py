@@ -270,3 +270,20 @@ def test_a_failing_plan_falls_back_to_the_ordinary_path(cache, monkeypatch):
         np.testing.assert_allclose(tape.jacobian(y, x).numpy(),
                                    np.diag(np.cos([0.3, 0.7]) * [0.3, 0.7] + np.sin([0.3, 0.7])))
     assert cache.compiled == 1 and cache.hits == 0
+
+
+def test_hessian_blocks_of_several_sources(cache):
+    """Blocks d2f/dx2 = diag(2 y), d2f/dy2 = 0 (the gradient in y does not depend on
+    y), and an unreached source's zeros (the ordinary path: never cached)."""
+    for _ in range(3):
+        xv, yv = RNG.normal(size=3), RNG.normal(size=3)
+        x, y, z = dg.constant(xv), dg.constant(yv), dg.constant([1.0, 2.0])
+        with dg.GradientTape(persistent=True) as tape:
+            tape.watch([x, y, z])
+            f = dg.reduce_sum(x * x * y)
+        hx, hy = tape.hessian(f, [x, y])
+        np.testing.assert_allclose(hx.numpy(), np.diag(2 * yv))
+        np.testing.assert_array_equal(hy.numpy(), np.zeros((3, 3)))
+        hz = tape.hessian(f, z)
+        np.testing.assert_array_equal(hz.numpy(), np.zeros((2, 2)))
+    assert cache.hits == 2 and cache.compiled == 1   # [x, y]: calls 2 and 3
