@@ -8,6 +8,9 @@ Newton loop) records the same tape structure every time; only the recorded
 values differ. So the converted program is kept, per structure, as a
 compiled Session plan (framework/session.py `compile_plan`) whose inputs are
 the recorded floating-point values, and a repeated call only feeds them anew.
+`GradientTape.hessian` keys the forward tape alone and compiles both backward
+passes into one plan (`compile_hessian`), so a repeated Hessian runs no eager
+backward op at all.
 
 Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
 - what the trace reads of the tape: for every record reachable from the
