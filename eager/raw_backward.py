@@ -113,19 +113,27 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
             x = inputs[0]
             if type(x) is EagerTensor:
                 array = x.array
-                x = (array.shape, array.dtype)
+                x_shape, x_dtype = array.shape, array.dtype
+            else:
+                x_shape, x_dtype = x
             y = record[6][0]
             if type(y) is EagerTensor:
                 array = y.array
-                y = (array.shape, array.dtype)
+                y_shape, y_dtype = array.shape, array.dtype
+            else:
+                y_shape, y_dtype = y
             if n_inputs == 1:
-                key = (record[1], record[7], None, x, y, (grad.shape, grad.dtype))
+                key = (record[1], record[7], None, x_shape, x_dtype, y_shape, y_dtype,
+                       grad.shape, grad.dtype)
             else:
                 z = inputs[1]
                 if type(z) is EagerTensor:
                     array = z.array
-                    z = (array.shape, array.dtype)
-                key = (record[1], record[7], None, x, z, y, (grad.shape, grad.dtype))
+                    z_shape, z_dtype = array.shape, array.dtype
+                else:
+                    z_shape, z_dtype = z
+                key = (record[1], record[7], None, x_shape, x_dtype, z_shape, z_dtype,
+                       y_shape, y_dtype, grad.shape, grad.dtype)
         programs = record[0].adjoint_programs
         program = programs.get(key) if programs is not None else None
         if program is None:
