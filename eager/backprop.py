@@ -19,6 +19,7 @@ from ..ops.constant_op import convert_to_tensor
 from . import context
 from .imperative_grad import imperative_grad
 from .raw_backward import raw_gradient, raw_sweep_allowed
+from .gradient_replay import replay_allowed, replayed_gradient
 from .jacobian_plans import plan_cache, plans_allowed
 from .jacobians import column_seeds, one_hot_seeds, vectorized_backward
 from .tape import Tape
@@ -187,6 +188,11 @@ class GradientTape:
             if raw_sweep_allowed(tape, targets, output_gradients):
                 grads = raw_gradient(tape.producers, targets, target_ids, source_ids,
                                      output_gradients)
+                if grads is not None:
+                    return grads
+            elif replay_allowed(targets, output_gradients) and target_ids[0] == \
+                    targets[0].tensor_id:
+                grads = replayed_gradient(tape.producers, targets[0], source_ids)
                 if grads is not None:
                     return grads
             return imperative_grad(tape.producers, targets, target_ids, source_ids,

@@ -25,7 +25,7 @@ Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
   they are baked into the plan as constants. A larger one (over
   `MAX_KEYED_ELEMENTS`) makes the call uncacheable.
 - Floating-point values are never part of the trace: the trace graph hides
-  them from `constant_value` (`_ValueBlindGraph`), so no gradient function or
+  them from `constant_value` (`ValueBlindGraph`), so no gradient function or
   batching rule can branch on them, and each one becomes a fed placeholder.
   A captured value that is not one of the recorded tensors (a closure's)
   makes the structure uncacheable, and so does a custom gradient (its
@@ -202,7 +202,7 @@ def _slots(sig: List[Any], ids: tuple, tensors: tuple, canon: Dict[int, int],
 
 
 # -- compiling ---------------------------------------------------------------------
-class _ValueBlindGraph(FuncGraph):
+class ValueBlindGraph(FuncGraph):
     """The trace graph: a captured floating-point value looks like an argument to
     `constant_value`, so the traced program cannot depend on it (it is fed)."""
 
@@ -237,7 +237,7 @@ class CompiledJacobian:
         return [EagerTensor(np.asarray(next(it))) if c else None for c in self.connected]
 
 
-def _own_gradients(producers: dict, canon: Dict[int, int]) -> None:
+def own_gradients(producers: dict, canon: Dict[int, int]) -> None:
     """Every gradient function the trace may call is one of duograd's own."""
     for tid in canon:
         record = producers.get(tid)
@@ -254,8 +254,8 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
                      values: Dict[int, Any]) -> CompiledJacobian:
     """Traces the backward pass, converts it into a plain Graph (ops not derived from
     a fed value run now and become constants) and compiles that graph."""
-    _own_gradients(producers, canon)
-    graph = _ValueBlindGraph("jacobian", None)
+    own_gradients(producers, canon)
+    graph = ValueBlindGraph("jacobian", None)
     with tracing(graph):
         seed = graph.add_input(target.dtype, target.shape, "seed")
         grads = imperative_grad(producers, [target], [target.tensor_id], list(source_ids),
@@ -300,7 +300,8 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
     return CompiledJacobian(plan, tuple(feed_ids), tuple(g is not None for g in grads), nbytes)
 
 
-def _stateless(graphs: Sequence[Graph]) -> None:
+def stateless(graphs: Sequence[Graph]) -> None:
+    """Raises Uncacheable for a stateful op in any of `graphs`."""
     for g in graphs:   # a stateful op folded or compiled would run only once
         for op in g.get_operations():
             if op.op_def.stateful:
@@ -314,8 +315,8 @@ def compile_hessian(tape: Any, target: EagerTensor, source_ids: Sequence[int],
     second traced from that tape and converted with pfor into the same graph; the
     recorded values of the forward tape are the only inputs."""
     producers = tape.producers
-    _own_gradients(producers, canon)
-    graph = _ValueBlindGraph("hessian", None)
+    own_gradients(producers, canon)
+    graph = ValueBlindGraph("hessian", None)
     traced: List[Graph] = [graph]
     outputs: List[Any] = []
     with tracing(graph):
@@ -335,7 +336,7 @@ def compile_hessian(tape: Any, target: EagerTensor, source_ids: Sequence[int],
             grad = densified(grad)
             dims = grad.shape.as_list()
             n = grad.shape.num_elements()
-            inner = _ValueBlindGraph("jacobian", graph)
+            inner = ValueBlindGraph("jacobian", graph)
             traced.append(inner)
             with tracing(inner):
                 row_seed = inner.add_input(grad.dtype, grad.shape, "seed")
@@ -353,7 +354,7 @@ def compile_hessian(tape: Any, target: EagerTensor, source_ids: Sequence[int],
                     converter.bind(placeholder, graph.capture(captured), batched=False)
             ((value, batched),) = converter.convert([densified(second)])
             outputs.append(array_ops.reshape(finish(value, batched, n), dims + dims))
-    _stateless(traced)
+    stateless(traced)
     feeds, feed_ids = [], []
     for captured, placeholder in graph.captures:
         cid: int = canon.get(getattr(captured, "tensor_id", -1), -1)
@@ -401,7 +402,7 @@ class JacobianPlanCache:
             key, canon, values = tape_structure(producers, target, source_ids, seed_key)
         except Uncacheable:
             return None
-        return self._run(key, values, lambda: compile_jacobian(
+        return self.run(key, values, lambda: compile_jacobian(
             producers, target, source_ids, seeds, n, canon, values))
 
     def hessian(self, tape: Any, target: EagerTensor,
@@ -413,10 +414,10 @@ class JacobianPlanCache:
                                                 ("hessian",))
         except Uncacheable:
             return None
-        return self._run(key, values, lambda: compile_hessian(
+        return self.run(key, values, lambda: compile_hessian(
             tape, target, source_ids, canon, values))
 
-    def _run(self, key: tuple, values: Dict[int, Any], compile_fn: Any) -> Optional[list]:
+    def run(self, key: tuple, values: Dict[int, Any], compile_fn: Any) -> Optional[list]:
         """The plan of `key` run on `values` (compiled on the second sighting), or None."""
         entry = self._entries.get(key)
         if entry is None:
@@ -441,13 +442,12 @@ class JacobianPlanCache:
         return result
 
     def _put(self, key: tuple, entry: Any) -> None:
+        """Stores a compiled entry (anything with `run(values)` and `nbytes`) or a
+        marker string, evicting the least recently used beyond the bounds."""
         old = self._entries.pop(key, None)
-        if isinstance(old, CompiledJacobian):
-            self._bytes -= old.nbytes
+        self._bytes -= getattr(old, "nbytes", 0)
         self._entries[key] = entry
-        if isinstance(entry, CompiledJacobian):
-            self._bytes += entry.nbytes
+        self._bytes += getattr(entry, "nbytes", 0)
         while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
             _, dropped = self._entries.popitem(last=False)
-            if isinstance(dropped, CompiledJacobian):
-                self._bytes -= dropped.nbytes
+            self._bytes -= getattr(dropped, "nbytes", 0)

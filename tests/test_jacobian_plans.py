@@ -1,4 +1,5 @@
-"""Compiled jacobian plans cached per tape structure (eager/jacobian_plans.py).
+"""Compiled jacobian plans cached per tape structure (eager/jacobian_plans.py) and
+first-order gradients replayed onto recording tapes (eager/gradient_replay.py).
 
 Each structure is called at least three times with new values: the first call
 takes the ordinary path, the second compiles a plan, the third reuses it. Every
@@ -100,8 +101,11 @@ def test_repeated_hessians_give_new_correct_values(cache, variant):
             np.testing.assert_allclose(h.numpy(), _fresh(variant, f, x, *args).numpy(),
                                        rtol=1e-12, atol=1e-13)
             assert h.dtype == dg.float64 and h.shape == (x.shape[0], x.shape[0])
-        assert cache.hits == before + 3   # calls 2-4 ran the compiled plan
-    assert cache.compiled == 3
+        # calls 2-4 ran compiled plans: tape.hessian one plan of both passes; nested tapes
+        # the replayed inner.gradient (recorded on the outer tape) and the jacobian plan
+        plans = 1 if variant is _tape_hessian else 2
+        assert cache.hits == before + 3 * plans
+    assert cache.compiled == 3 * plans
 
 
 def test_float_operands_are_fed_not_baked(cache):
@@ -183,7 +187,9 @@ def test_unconnected_sources_stay_none_or_zero(cache):
 
 
 def test_an_outer_recording_tape_still_sees_the_jacobian(cache):
-    """Third order: the outer tape records the converted ops, so no plan is used."""
+    """Third order: `third` records the jacobian's converted ops, so no jacobian plan
+    is used; `first.gradient` is replayed onto `second` and `third` from call 2 on
+    (their records must be what the eager pass leaves: the third derivative proves it)."""
     for _ in range(3):
         x = dg.constant([0.5, -1.0])
         with dg.GradientTape() as third:
@@ -198,7 +204,7 @@ def test_an_outer_recording_tape_still_sees_the_jacobian(cache):
         t = third.gradient(h, x)                           # 24 x
         np.testing.assert_allclose(h.numpy(), np.diag(12 * x.numpy() ** 2))
         np.testing.assert_allclose(t.numpy(), 24 * x.numpy())
-    assert cache.hits == 0 and len(cache) == 0
+    assert cache.hits == 2 and cache.compiled == 1   # the replayed first.gradient
 
 
 def test_custom_gradients_are_never_cached(cache):
@@ -287,3 +293,18 @@ def test_hessian_blocks_of_several_sources(cache):
         hz = tape.hessian(f, z)
         np.testing.assert_array_equal(hz.numpy(), np.zeros((2, 2)))
     assert cache.hits == 2 and cache.compiled == 1   # [x, y]: calls 2 and 3
+
+
+def test_a_persistent_tape_differentiates_its_own_replayed_gradient(cache):
+    """A persistent tape computing a gradient inside its block records the gradient
+    ops on itself (TF); replayed, they must still carry the second derivative."""
+    for _ in range(4):
+        xv = RNG.normal(size=3)
+        x = dg.constant(xv)
+        with dg.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = dg.reduce_sum(x * x * x)
+            dy = tape.gradient(y, x)
+        np.testing.assert_allclose(dy.numpy(), 3 * xv * xv)
+        np.testing.assert_allclose(tape.gradient(dy, x).numpy(), 6 * xv)
+    assert cache.hits == 3 and cache.compiled == 1
