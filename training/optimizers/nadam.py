@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from ...ops.math_ops import cast, pow as power, sqrt
+from ...ops.math_ops import cast, pow as power
+from ..rule_math import sqrt
 from ...ops.variables import Variable
 from ...framework import dtypes
 from ..lifting import outside_functions
@@ -14,16 +15,18 @@ from .base import Optimizer
 class Nadam(Optimizer):
     """Keras 3's Nadam; `u_product` (the product of momentum-schedule terms) is state."""
 
+    config_names = ("beta_1", "beta_2", "epsilon")
+
     slot_names = ("momentum", "velocity")
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: Optional[str] = None,
-                 **kwargs: Any) -> None:
+                 lazy_sparse: bool = False, **kwargs: Any) -> None:
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2
         self.epsilon = epsilon
