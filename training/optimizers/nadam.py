@@ -8,6 +8,7 @@ from ..rule_math import sqrt
 from ...ops.variables import Variable
 from ...framework import dtypes
 from ..lifting import outside_functions
+from ..trackable import child_added
 from ...namespaces import name_scope
 from .base import Optimizer
 
@@ -36,6 +37,7 @@ class Nadam(Optimizer):
         dtype = var_list[0].dtype if var_list else dtypes.float32
         with outside_functions(), name_scope(self.name):
             self._u_product = Variable(1.0, name="u_product", dtype=dtype, trainable=False)
+        child_added(self, "u_product", self._u_product)  # a checkpoint restored before build
 
     def _extra_variables(self) -> Dict[str, Variable]:
         return {} if self._u_product is None else {"u_product": self._u_product}
