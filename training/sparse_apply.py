@@ -31,6 +31,7 @@ import numpy as np
 
 from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import declare_op
+from ..grad_registry.registry import NotDifferentiable
 from ..ops.constant_op import convert_to_tensor
 from ..ops.dispatch import apply_op
 from ..ops.resource_variable_ops import writable_value
@@ -113,6 +114,7 @@ def _infer(inputs: Any, attrs: dict) -> list:
 
 SPARSE_APPLY_RULE = declare_op("ResourceSparseApplyRule", _kernel, _infer, stateful=True,
                                num_outputs=0, grad_inputs=(), side_effects=True)
+NotDifferentiable(SPARSE_APPLY_RULE.type)  # a state update, as TF's ResourceSparseApply* ops
 
 
 def sparse_apply(rule: RowRule, variable: Variable, slots: Sequence[Variable], rows: Any,
