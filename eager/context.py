@@ -40,9 +40,6 @@ class _ContextState(threading.local):
         self.lock_owner: object = object()
         self.variable_scopes: List[Any] = []   # tf.compat.v1.variable_scope stack
         self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
-        # True while a first-order raw sweep runs a gradient function (eager/raw_mode.py):
-        # ops given NumPy values run their kernels and return NumPy values.
-        self.raw: bool = False
         # dg.summary: the default-writer stack (`writer.as_default()`) and the default step
         # (`dg.summary.experimental.set_step`), per thread as in TF.
         self.summary_writers: List[Any] = []

@@ -163,21 +163,27 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
     return result
 
 
+def fill_absent_output_grads(entry: Any, out_grads: list, zeros_cache: dict) -> None:
+    """Zeros in place of the absent gradients of a multi-output op's differentiable
+    outputs, except where its gradient function takes None (`accepts_none`)."""
+    none_ok = None
+    for i, g in enumerate(out_grads):
+        if g is None:
+            if none_ok is None:
+                none_ok = accepts_none(entry)
+            out = entry.outputs[i]
+            if i not in none_ok and out.dtype.is_differentiable:
+                key = (out.shape, out.dtype)
+                zero = zeros_cache.get(key)
+                if zero is None:
+                    zero = zeros_cache[key] = zeros_for(out)
+                out_grads[i] = zero
+
+
 def _call(entry: Any, grad_fn: Any, out_grads: list, zeros_cache: dict) -> Any:
     """Zeros for absent output gradients, then the gradient function, checked."""
     if len(out_grads) > 1:
-        none_ok = None
-        for i, g in enumerate(out_grads):
-            if g is None:
-                if none_ok is None:
-                    none_ok = accepts_none(entry)
-                out = entry.outputs[i]
-                if i not in none_ok and out.dtype.is_differentiable:
-                    key = (out.shape, out.dtype)
-                    zero = zeros_cache.get(key)
-                    if zero is None:
-                        zero = zeros_cache[key] = zeros_for(out)
-                    out_grads[i] = zero
+        fill_absent_output_grads(entry, out_grads, zeros_cache)
     in_grads = grad_fn(entry, *out_grads)
     n = len(entry.input_ids)
     if type(in_grads) is not tuple and type(in_grads) is not list:

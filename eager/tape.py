@@ -128,6 +128,8 @@ class Tape:
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
         self.variables: Dict[int, Any] = {}  # handle id -> variable, in watch order
+        # A tensor is watched when its id is in `watched` (sources, variable handles,
+        # captures) or in `producers` (a recorded op's differentiable output).
         self.watched: Set[int] = set()
         self.producers: Dict[int, tuple] = {}  # output id -> record, in execution order
         # False once the producers' order may differ from execution order (entries
@@ -148,14 +150,14 @@ class Tape:
             self.watch_variable(variable)
 
     def is_watched(self, tensor_id: int) -> bool:
-        return tensor_id in self.watched
+        return tensor_id in self.producers or tensor_id in self.watched
 
     def record_capture(self, identity_def: Any, outer: Any, inner: Any) -> None:
         """A function graph's placeholder `inner` for watched `outer`, recorded as an
         identity whatever the dtype (a captured variable handle too), as TF records
         every capture: then reads inside while/cond bodies reach outer sources."""
         outer_id = outer.tensor_id
-        if outer_id not in self.watched:
+        if not self.is_watched(outer_id):
             return
         inner_id = inner.tensor_id
         if inner_id in self.producers:
@@ -169,14 +171,16 @@ class Tape:
                outputs: Sequence[Any], input_ids: Optional[tuple] = None) -> None:
         """Records `op_def` if any input is watched; its float outputs become watched."""
         watched = self.watched
+        producers = self.producers
         if input_ids is None:
             input_ids = tuple([t.tensor_id for t in inputs])
         if len(input_ids) == 1:
-            if input_ids[0] not in watched:
+            if input_ids[0] not in producers and input_ids[0] not in watched:
                 return
             skip = _NO_SKIP
         elif len(input_ids) == 2:
-            first, second = input_ids[0] in watched, input_ids[1] in watched
+            first = input_ids[0] in producers or input_ids[0] in watched
+            second = input_ids[1] in producers or input_ids[1] in watched
             if first:
                 skip = _NO_SKIP if second else _SKIP_SECOND
             elif second:
@@ -184,14 +188,14 @@ class Tape:
             else:
                 return
         else:
-            missing = [i for i, tid in enumerate(input_ids) if tid not in watched]
+            missing = [i for i, tid in enumerate(input_ids)
+                       if tid not in producers and tid not in watched]
             if len(missing) == len(input_ids):
                 return
             skip = frozenset(missing) if missing else _NO_SKIP
         if not outputs:
             return
         output_ids = tuple([t.tensor_id for t in outputs])
-        producers = self.producers
         for tid in output_ids:
             if tid in producers:  # a tensor recorded twice: keep the general pass only
                 self.in_order = False
@@ -200,14 +204,13 @@ class Tape:
                   _kept(outputs, op_def.grad_outputs), skip)
         for t in outputs:
             if _is_differentiable(t):
-                tid = t.tensor_id
-                producers[tid] = record
-                watched.add(tid)
+                producers[t.tensor_id] = record
 
     def record_unary(self, op_def: Any, x: EagerTensor, out: EagerTensor) -> None:
         """`record` for a one-input, one-output eager op without attrs (the hot path)."""
         xid = x.tensor_id
-        if xid not in self.watched:
+        producers = self.producers
+        if xid not in producers and xid not in self.watched:
             return
         array = out.array
         if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
@@ -220,20 +223,19 @@ class Tape:
             value = x.array
             inputs = ((value.shape, value.dtype),)
         oid = out.tensor_id
-        self.producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,), inputs,
-                               (out,) if keeps[1] else ((array.shape, array.dtype),),
-                               _NO_SKIP)
-        self.watched.add(oid)
+        producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,), inputs,
+                          (out,) if keeps[1] else ((array.shape, array.dtype),), _NO_SKIP)
 
     def record_binary(self, op_def: Any, x: EagerTensor, y: EagerTensor,
                       out: EagerTensor) -> None:
         """`record` for a two-input, one-output eager op without attrs (the hot path)."""
         watched = self.watched
+        producers = self.producers
         xid = x.tensor_id
         yid = y.tensor_id
-        if xid in watched:
-            which = 1 if yid in watched else 3
-        elif yid in watched:
+        if xid in producers or xid in watched:
+            which = 1 if yid in producers or yid in watched else 3
+        elif yid in producers or yid in watched:
             which = 2
         else:
             return
@@ -254,10 +256,8 @@ class Tape:
             value = y.array
             second = (value.shape, value.dtype)
         oid = out.tensor_id
-        self.producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,),
-                               (first, second),
-                               (out,) if keep_out else ((array.shape, array.dtype),), skip)
-        watched.add(oid)
+        producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,), (first, second),
+                          (out,) if keep_out else ((array.shape, array.dtype),), skip)
 
     def record_entry_copy(self, other: "Tape") -> None:
         """Takes over another tape's entries and watched set (used by hessian)."""
@@ -275,7 +275,8 @@ class Tape:
 def watched_by_any(tapes: List[Tape], tensor_ids: Sequence[int]) -> bool:
     for tape in tapes:
         watched = tape.watched
+        producers = tape.producers
         for tid in tensor_ids:
-            if tid in watched:
+            if tid in producers or tid in watched:
                 return True
     return False

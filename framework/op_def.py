@@ -37,7 +37,8 @@ class OpDef:
 
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
                  "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
-                 "is_stateful", "side_effects", "same_dtype", "_reads_by_skip", "tape_plans")
+                 "is_stateful", "side_effects", "same_dtype", "_reads_by_skip", "tape_plans",
+                 "adjoint_programs")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -70,6 +71,8 @@ class OpDef:
         # What an eager tape keeps of this op per watched-input pattern (memo of
         # eager/tape.py, built on first record): None until then.
         self.tape_plans: Any = None
+        # Its gradient traced per signature for the raw sweep (eager/adjoint_programs.py).
+        self.adjoint_programs: Any = None
 
     def inputs_read_by_gradient(self, skip: frozenset) -> Any:
         """The input indices the gradient reads when the inputs in `skip` need no

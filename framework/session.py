@@ -70,11 +70,14 @@ def _needed_ops(fetch_tensors: List[Any], fed: Dict[Any, int]) -> List[Operation
 
 
 def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[SymbolicTensor],
-                 name: str = "plan") -> _Plan:
-    """A plan computing `fetch_tensors` from `feed_tensors`: each needed op once,
-    in topological order, every intermediate released after its last use."""
+                 name: str = "plan", signature: Optional[Tuple[str, List[str]]] = None) -> _Plan:
+    """A plan computing `fetch_tensors` (None entries give None) from `feed_tensors`:
+    each needed op once, in topological order, every intermediate released after
+    its last use. The function is `run(feeds, R)`, or with `signature` =
+    (parameters, one expression per feed) `run(<parameters>)` reading each feed
+    from its expression (always generated code)."""
     fed = {id(t): i for i, t in enumerate(feed_tensors)}  # by id: tensors may be unhashable
-    ops = _needed_ops(fetch_tensors, fed)
+    ops = _needed_ops([f for f in fetch_tensors if f is not None], fed)
     # Slots: feeds first, then each op output; constants are bound, not computed.
     slot: Dict[Any, int] = dict(fed)
     constants: Dict[int, Any] = {}
@@ -92,7 +95,8 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
         if op.attrs:
             kernel = functools.partial(kernel, **op.attrs)
         steps.append((op, kernel, [slot[id(t)] for t in op.inputs], outs))
-    fetch_slots = [None if isinstance(f, Operation) else slot[id(f)] for f in fetch_tensors]
+    fetch_slots = [None if f is None or isinstance(f, Operation) else slot[id(f)]
+                   for f in fetch_tensors]
     keep = set(fetch_slots) | set(constants) | set(range(len(feed_tensors)))
     last_use: Dict[int, int] = {}
     for i, (_, _, ins, _) in enumerate(steps):
@@ -102,12 +106,13 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
     for s, i in last_use.items():
         if s not in keep:
             releases[i].append(s)
-    if len(steps) <= CODEGEN_LIMIT:
-        return _generate(steps, constants, releases, fetch_slots, feed_tensors, name)
+    if len(steps) <= CODEGEN_LIMIT or signature is not None:
+        return _generate(steps, constants, releases, fetch_slots, feed_tensors, name, signature)
     return _interpreted(steps, constants, releases, fetch_slots, feed_tensors, len(slot))
 
 
-def _generate(steps, constants, releases, fetch_slots, feed_tensors, name) -> _Plan:
+def _generate(steps, constants, releases, fetch_slots, feed_tensors, name,
+              signature=None) -> _Plan:
     """Straight-line Python: one kernel call per op on local variables."""
     def ref(s: int) -> str:
         if s < len(feed_tensors):
@@ -115,9 +120,15 @@ def _generate(steps, constants, releases, fetch_slots, feed_tensors, name) -> _P
         return f"c{s}" if s in constants else f"v{s}"
 
     env: Dict[str, Any] = {f"c{s}": value for s, value in constants.items()}
-    lines = ["def run(feeds, R):"]
-    if feed_tensors:
-        lines.append("    " + ", ".join(f"f{i}" for i in range(len(feed_tensors))) + ", = feeds")
+    if signature is None:
+        lines = ["def run(feeds, R):"]
+        if feed_tensors:
+            lines.append("    " + ", ".join(f"f{i}" for i in range(len(feed_tensors))) + ", = feeds")
+    else:
+        parameters, feed_exprs = signature
+        used = {s for step in steps for s in step[2]} | set(fetch_slots)
+        lines = [f"def run({parameters}):"]
+        lines.extend(f"    f{i} = {expr}" for i, expr in enumerate(feed_exprs) if i in used)
     line_ops: Dict[int, Operation] = {}
     for i, (op, kernel, ins, outs) in enumerate(steps):
         env[f"k{i}"] = kernel

@@ -7,16 +7,11 @@ from ..ops import array_ops, reduction_ops
 
 
 def unbroadcast(grad: Any, x: Any) -> Any:
-    """Sums `grad` down to the shape of input `x` (statically when shapes are known).
-    Also takes raw values in the raw backward context (eager/raw_mode.py)."""
+    """Sums `grad` down to the shape of input `x` (statically when shapes are known)."""
     if grad is None:
         return None
-    x_dims = x.shape
-    if type(x_dims) is not tuple:  # static_dims, inline: this is the hot path
-        x_dims = x_dims.dims
-    g_dims = grad.shape
-    if type(g_dims) is not tuple:
-        g_dims = g_dims.dims
+    x_dims = x.shape.dims
+    g_dims = grad.shape.dims
     if x_dims == g_dims and x_dims is not None and None not in x_dims:
         return grad
     if x_dims is None or g_dims is None or None in x_dims or None in g_dims:

@@ -4,7 +4,6 @@ from __future__ import annotations
 from ..ops import array_ops, cumulative_ops, join_ops, math_ops, reduction_ops
 from ..ops.complex_ops import conj_if_complex
 from ..ops.reduction_ops import ADD_N, ALL, ANY, EUCLIDEAN_NORM, MAX, MEAN, MIN, PROD, SUM
-from ..eager.raw_mode import static_dims
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(ALL.type)
@@ -13,7 +12,7 @@ NotDifferentiable(ANY.type)
 
 def _keepdims_shape(op):
     """The reduced shape with kept (size-1) axes, so grad broadcasts against x."""
-    dims = static_dims(op.inputs[0])  # tensors, specs and raw values (raw_mode.py)
+    dims = op.inputs[0].shape.dims
     if dims is None:
         return None
     axis = op.get_attr("axis")
@@ -42,7 +41,7 @@ def _restore_reduced(op, grad):
 
 
 def _broadcast_like(grad, x):
-    dims = static_dims(x)
+    dims = x.shape.dims
     if dims is not None and None not in dims:
         return array_ops.broadcast_to(grad, list(dims))
     return array_ops.broadcast_to(grad, array_ops.shape(x))
@@ -68,8 +67,8 @@ def _sum_grad(op, grad):
 def _mean_grad(op, grad):
     """grad / n broadcast back over the averaged axes."""
     x = op.inputs[0]
-    x_size = _num_elements(static_dims(x))
-    y_size = _num_elements(static_dims(op.outputs[0]))
+    x_size = _num_elements(x.shape.dims)
+    y_size = _num_elements(op.outputs[0].shape.dims)
     if x_size is not None and y_size is not None:
         count = max(x_size // max(y_size, 1), 1)
         scaled = grad / count

@@ -15,8 +15,7 @@ from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
 from .arg_errors import (int_array_arg, int_vector_arg, mode_error, scalar_int_arg,
                          truth_tested_dtype)
 from .constant_op import constant, convert_to_tensor
-from ..eager.raw_mode import RAW_TYPES, raw_execute, raw_shape
-from .dispatch import NO_ATTRS, apply_op
+from .dispatch import apply_op
 from .op_helpers import apply_unary
 from .shape_rules import same_as_input
 from .tensor_util import constant_value, shape_from_tensor
@@ -160,8 +159,6 @@ RESHAPE = declare_op("Reshape", _reshape_kernel, _reshape_infer, grad_inputs=())
 
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None):
     """`tensor` with the same elements in `shape` (one dimension may be -1)."""
-    if _state.raw and isinstance(tensor, RAW_TYPES):
-        return raw_execute(RESHAPE, (tensor, raw_shape(shape)), NO_ATTRS)
     tensor = convert_to_tensor(tensor)
     return apply_op(RESHAPE, (tensor, _static_shape_or_tensor(shape)), name=name)
 
@@ -273,8 +270,6 @@ BROADCAST_TO = declare_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_inf
 
 
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None):  # noqa: A002
-    if _state.raw and isinstance(input, RAW_TYPES):
-        return raw_execute(BROADCAST_TO, (input, raw_shape(shape)), NO_ATTRS)
     input = convert_to_tensor(input)
     return apply_op(BROADCAST_TO, (input, _static_shape_or_tensor(shape)), name=name)
 

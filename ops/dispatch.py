@@ -5,7 +5,6 @@ from typing import Any, Optional, Sequence
 
 from ..eager import context
 from ..eager.execute import execute, record
-from ..eager.raw_mode import raw_execute, raw_inputs
 from ..framework.op_def import OpDef, lookup_op
 from ..framework.tensor import Tensor
 
@@ -22,8 +21,6 @@ def apply_op(op_def: OpDef, inputs: Sequence[Any], attrs: dict = NO_ATTRS,
     """
     graph = _state.graph
     if graph is None:
-        if _state.raw and raw_inputs(inputs):
-            return raw_execute(op_def, inputs, attrs)
         return execute(op_def, inputs, attrs)
     op = graph.create_op(op_def, inputs, attrs, name)
     if _state.tapes or _state.accumulators:  # a tape inside a graph records graph ops

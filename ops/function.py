@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..eager import context
+from ..eager.eager_tensor import EagerTensor
 from ..eager.owner_lock import OwnerLock
 from ..eager.stack_room import with_stack_room
 from ..framework import nest
@@ -44,6 +45,19 @@ from .function_variables import FORBID, LIFT, SINGLETON, initialize_deferred
 from .graph_function import GraphFunction, call_function, graph_output
 
 _state = context.state
+
+
+def _eager_call_key(args: tuple) -> Optional[tuple]:
+    """(graph, (NumPy dtype, shape) per argument) when every argument is an EagerTensor
+    (a call the full lookup maps to one trace by exactly these), else None."""
+    key: List[Any] = [_state.graph]
+    for value in args:
+        if type(value) is not EagerTensor:
+            return None
+        array = value.array
+        key.append(array.dtype)
+        key.append(array.shape)
+    return tuple(key)
 
 
 def _is_tensor_arg(value: Any) -> bool:
@@ -238,6 +252,10 @@ class Function:
         self._name = name or getattr(python_function, "__name__", "function")
         self._reduce_retracing = bool(reduce_retracing)
         self._cache: Dict[Any, ConcreteFunction] = {}      # exact call key -> trace
+        # Calls with only eager tensors as positional arguments (no kwargs, defaults or
+        # input_signature involved), by (graph, (dtype, shape) per argument): the trace
+        # the full lookup found for exactly such a call. Entries mirror `_cache`.
+        self._eager_calls: Dict[Any, ConcreteFunction] = {}
         self._traces: Dict[Any, List[Tuple[tuple, ConcreteFunction]]] = {}  # by skeleton
         self._tracing_count = 0
         self._variable_policy = LIFT  # the first trace may create variables
@@ -308,6 +326,11 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if function_config.functions_run_eagerly():
             return self.python_function(*args, **kwargs)
+        fast_key = None if kwargs else _eager_call_key(args)
+        if fast_key is not None:
+            concrete = self._eager_calls.get(fast_key)
+            if concrete is not None:
+                return concrete.call_flat(args)
         signature = self.input_signature
         if signature is not None:
             flat = nest.flatten(list(self._signature_args(args, kwargs)))
@@ -320,6 +343,9 @@ class Function:
             flat = nest.flatten(structure)
             concrete = self._lookup_or_trace(flat, lambda: (args, kwargs), structure, flat)
         mask = concrete._tensor_leaf_mask
+        if fast_key is not None and signature is None and len(flat) == len(args) and \
+                all(a is b for a, b in zip(flat, args, strict=True)) and all(mask):
+            self._eager_calls[fast_key] = concrete
         return concrete.call_flat([leaf for leaf, is_t in zip(flat, mask, strict=True) if is_t])
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:

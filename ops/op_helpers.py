@@ -13,11 +13,9 @@ from ..framework.op_def import OpDef
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
 from ..eager.execute import execute_binary, execute_unary
-from ..eager.raw_mode import RAW_TYPES, raw_binary, raw_unary
 from .dispatch import apply_op
 
 _state = context.state
-_ndarray = np.ndarray
 
 
 def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
@@ -96,15 +94,6 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
         elif ty is EagerTensor:
             if tx is float or tx is int:
                 return execute_binary(op_def, scalar_operand(x, y.array.dtype), y)
-        elif _state.raw:
-            if tx is _ndarray and ty is _ndarray:  # raw_binary, inline: the hot case
-                xd, yd = x.dtype, y.dtype
-                kinds = op_def.input_kinds
-                if (xd is yd or xd == yd) and (kinds is None or xd.kind in kinds):
-                    return op_def.kernel(x, y)
-            if (isinstance(x, RAW_TYPES) or isinstance(y, RAW_TYPES)) and \
-                    not isinstance(x, Tensor) and not isinstance(y, Tensor):
-                return raw_binary(op_def, x, y)
     x, y = binary_operands(op_def.type, x, y)
     return apply_op(op_def, (x, y), name=name)
 
@@ -112,11 +101,6 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
 def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Optional[dict] = None) -> Any:
     """A one-input op; converts non-tensors first."""
     if type(x) is not EagerTensor:
-        if _state.raw and isinstance(x, RAW_TYPES):
-            kinds = op_def.input_kinds
-            if not attrs and (kinds is None or x.dtype.kind in kinds):
-                return op_def.kernel(x)  # raw_unary, inline: the raw sweep's hot path
-            return raw_unary(op_def, x, attrs)
         x = convert_to_tensor(x)
     elif not attrs and op_def.simple and _state.graph is None:
         return execute_unary(op_def, x)

@@ -12,7 +12,6 @@ from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphEr
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
-from ..eager.raw_mode import RAW_TYPES, raw_execute
 from .dispatch import apply_op
 from .shape_rules import check_same_dtype, normalize_axes, reduction
 from .tensor_util import constant_value
@@ -119,11 +118,6 @@ ANY = declare_op("Any", _reducer(np.any, False), reduction(), input_kinds="b", g
 
 
 def _reduce(op_def, input_tensor, axis, keepdims, name):
-    if _state.raw and isinstance(input_tensor, RAW_TYPES):
-        axis = _axis_attr(axis)
-        if axis is not None:
-            axis = normalize_axes(axis, input_tensor.ndim)
-        return raw_execute(op_def, (input_tensor,), {"axis": axis, "keepdims": bool(keepdims)})
     logical = op_def.input_kinds == "b"
     if logical and not isinstance(input_tensor, Tensor):
         x = convert_to_tensor(input_tensor, dtype=dtypes.bool_)  # TF: a TypeError if not bool

@@ -147,3 +147,32 @@ def test_a_helper_autograph_cannot_convert_runs_as_is():
         return _flat([x, [x * 3.0]])[1] * 2.0
 
     assert f(dg.constant(1.0)).numpy() == 6.0
+
+
+def test_repeated_eager_tensor_calls_reuse_the_trace_the_full_lookup_chose():
+    """Calls with only eager tensors take a per-(dtype, shape) shortcut; it must pick the
+    trace the full argument lookup would. Tracing counts recorded from TF 2.21."""
+    @dg.function
+    def scaled(x, k=2.0):
+        return x * k
+
+    a = dg.constant([1.0, 2.0])
+    calls = [((a,), [2.0, 4.0]), ((a,), [2.0, 4.0]), ((a, 3.0), [3.0, 6.0]),
+             ((dg.constant([1.0, 2.0, 3.0]),), [2.0, 4.0, 6.0]),
+             ((dg.constant([1.0, 2.0], dtype=dg.float32),), [2.0, 4.0]),
+             ((dg.constant([4.0, 5.0]),), [8.0, 10.0]),
+             ((dg.constant([5.0, 6.0, 7.0, 8.0]),), [10.0, 12.0, 14.0, 16.0]),
+             ((dg.constant([1.0, 2.0], dtype=dg.float64),), [2.0, 4.0])]
+    counts = []
+    for args, expected in calls:
+        assert scaled(*args).numpy().tolist() == expected
+        counts.append(scaled.experimental_get_tracing_count())
+    assert counts == [1, 1, 2, 3, 3, 3, 4, 5]  # TF 2.21
+
+    @dg.function
+    def add(x, y):
+        return x + y
+
+    assert add(a, a).numpy().tolist() == [2.0, 4.0]
+    with pytest.raises(TypeError, match="int32"):
+        add(a, dg.constant([1, 2]))   # TF 2.21: TypeError from AddV2 while tracing

@@ -1,5 +1,6 @@
-"""The first-order raw sweep runs the registered gradient functions on NumPy values
-(eager/raw_backward.py); it must agree with the general pass for every op it takes."""
+"""The first-order raw sweep runs each op's adjoint program: its registered gradient
+function traced once per signature (eager/adjoint_programs.py). It must agree with
+the general pass for every op that takes it."""
 from __future__ import annotations
 
 import importlib
@@ -11,10 +12,9 @@ import pytest
 import duograd as dg
 import op_tables
 from duograd.eager import backprop
-from duograd.grad_registry.raw_capable import RAW_CAPABLE_OPS
-
-# Graph op types a row may build besides the op under test (feeds and constants).
-_PLUMBING = {"Placeholder", "Const"}
+from duograd.eager.adjoint_programs import UNSUPPORTED, cached_programs
+from duograd.ops import math_ops, reduction_ops
+from duograd.ops.indexed_slices_ops import GATHER
 
 
 def _rows():
@@ -22,31 +22,15 @@ def _rows():
     for info in sorted(pkgutil.iter_modules(op_tables.__path__), key=lambda m: m.name):
         if info.name.endswith("_table"):
             rows.extend(importlib.import_module(f"op_tables.{info.name}").ROWS)
-    return rows
+    return [spec for spec in rows if spec.order]
 
 
-def _op_types(spec):
-    args = [np.asarray(a) for a in spec.make(np.random.default_rng(0))]
-    g = dg.Graph()
-    with g.as_default():
-        spec.fn(*[dg.placeholder(dg.as_dtype(a.dtype), a.shape) for a in args])
-    return {op.type for op in g.get_operations()}
-
-
-def _raw_rows():
-    """Differentiable rows built only from raw-capable ops, and the ops they cover."""
-    rows, covered = [], set()
-    for spec in _rows():
-        if not spec.order:
-            continue
-        types = _op_types(spec) - _PLUMBING
-        if types and types <= set(RAW_CAPABLE_OPS):
-            rows.append(spec)
-            covered |= types
-    return rows, covered
-
-
-RAW_ROWS, COVERED = _raw_rows()
+ROWS = _rows()
+# Rows whose every op must take the fast path (the eager workloads' ops and their kin).
+MUST_BE_FAST = {"add", "subtract", "multiply", "divide", "negative", "sin", "cos", "tanh",
+                "exp", "log", "square", "sigmoid", "reduce_sum", "reduce_mean", "add_n",
+                "matmul", "nn.relu", "nn.softmax", "nn.bias_add", "reshape", "transpose",
+                "maximum", "nn.softmax_cross_entropy"}
 
 
 @pytest.fixture
@@ -63,8 +47,9 @@ def raw_calls(monkeypatch):
     return calls
 
 
-def test_every_raw_capable_op_has_a_checked_row():
-    assert set(RAW_CAPABLE_OPS) <= COVERED, sorted(set(RAW_CAPABLE_OPS) - COVERED)
+def test_the_workloads_ops_have_rows():
+    assert MUST_BE_FAST <= {spec.name for spec in ROWS}, sorted(MUST_BE_FAST - {
+        spec.name for spec in ROWS})
 
 
 def _gradients(spec, args, seeds, general: bool):
@@ -88,8 +73,10 @@ def _gradients(spec, args, seeds, general: bool):
     return grads
 
 
-@pytest.mark.parametrize("spec", RAW_ROWS, ids=repr)
+@pytest.mark.parametrize("spec", ROWS, ids=repr)
 def test_raw_sweep_agrees_with_general_pass(spec, raw_calls):
+    """Every differentiable op-table row: where the sweep runs (it may fall back, e.g.
+    for IndexedSlices), it gives the general pass's values, dtypes, shapes and Nones."""
     rng = np.random.default_rng(3)
     args = [np.asarray(a) for a in spec.make(rng)]
 
@@ -104,7 +91,10 @@ def test_raw_sweep_agrees_with_general_pass(spec, raw_calls):
     rng = np.random.default_rng(3)
     args = [np.asarray(a) for a in spec.make(rng)]
     raw = _gradients(spec, args, seeds, general=False)
-    assert len(raw_calls) == 1 and raw_calls[0] is not None, "the raw sweep fell back"
+    assert len(raw_calls) == 1
+    if raw_calls[0] is None:
+        assert spec.name not in MUST_BE_FAST, "the raw sweep fell back"
+        return
     assert len(raw) == len(general)
     for r, g in zip(raw, general):
         assert (r is None) == (g is None)
@@ -142,16 +132,63 @@ def test_broadcast_inputs_are_summed_back(raw_calls):
     np.testing.assert_allclose(gc_.numpy(), (-(av + cv) + (av * bv - cv)).sum(1, keepdims=True))
 
 
-def test_ops_without_raw_gradient_fall_back_to_the_general_pass(raw_calls):
+def test_indexed_slices_gradients_fall_back_to_the_general_pass(raw_calls):
+    params = dg.constant(np.arange(6.0).reshape(3, 2))
+    with dg.GradientTape() as tape:
+        tape.watch(params)
+        y = dg.reduce_sum(dg.sin(dg.gather(params, [2, 0, 2])))
+    g = tape.gradient(y, params)
+    assert raw_calls == [None]
+    assert isinstance(g, dg.IndexedSlices)
+    np.testing.assert_array_equal(g.indices.numpy(), [2, 0, 2])
+    np.testing.assert_allclose(g.values.numpy(), np.cos(params.numpy()[[2, 0, 2]]))
+
+
+def test_matmul_takes_the_fast_path(raw_calls):
     x = dg.constant(np.array([[1.0, 2.0], [3.0, 4.0]]))
     with dg.GradientTape() as tape:
         tape.watch(x)
         y = dg.reduce_sum(dg.sin(dg.matmul(x, x)))
     g = tape.gradient(y, x)
-    assert raw_calls == [None]
+    assert raw_calls and raw_calls[0] is not None
     xv = x.numpy()
     u = np.cos(xv @ xv)
     np.testing.assert_allclose(g.numpy(), u @ xv.T + xv.T @ u)
+
+
+def test_programs_are_keyed_by_shape_attrs_and_skip(raw_calls):
+    """One op type, several signatures: each gets its own program and right values."""
+    a = dg.constant(np.arange(6.0).reshape(2, 3))
+    row = dg.constant(np.array([1.0, 2.0, 3.0]))
+    results = []
+    for other in (a, row, 2.0):
+        for axis in (0, 1, None):
+            with dg.GradientTape() as tape:
+                tape.watch(a)
+                if isinstance(other, dg.Tensor):
+                    tape.watch(other)
+                y = dg.reduce_sum(a * other, axis=axis)
+            results.append(tape.gradient(y, a))
+    assert all(r is not None for r in raw_calls) and len(raw_calls) == 9
+    av = a.numpy()
+    expected = [2 * av] * 3 + [np.tile([1.0, 2.0, 3.0], (2, 1))] * 3 + [np.full((2, 3), 2.0)] * 3
+    for r, e in zip(results, expected):
+        np.testing.assert_array_equal(r.numpy(), e)
+    mul_keys = list(cached_programs(math_ops.MUL))
+    assert len({k for k in mul_keys}) >= 3  # broadcast, same-shape, scalar operand
+    sum_keys = [k for k in cached_programs(reduction_ops.SUM) if k[0] == "Sum"]
+    assert len({k[2] for k in sum_keys}) >= 3  # axis 0, 1 and None are different attrs
+
+
+def test_untraceable_gradients_are_remembered_as_unsupported(raw_calls):
+    params = dg.constant(np.ones((4, 2)))
+    for _ in range(2):
+        with dg.GradientTape() as tape:
+            tape.watch(params)
+            y = dg.reduce_sum(dg.gather(params, [1, 3]))
+        tape.gradient(y, params)
+    assert raw_calls == [None, None]
+    assert UNSUPPORTED in cached_programs(GATHER).values()
 
 
 def test_unconnected_and_intermediate_sources(raw_calls):

@@ -1,0 +1,164 @@
+"""Adjoint programs: each registered gradient function, traced once per signature.
+
+The raw first-order sweep (eager/raw_backward.py) needs a recorded op's
+gradient as a function of NumPy values. Running the registered gradient
+function eagerly costs a dozen Python calls per op around one or two NumPy
+kernels, so instead the function is traced once, exactly as graph mode's
+`gradients()` calls it, on placeholders carrying the record's static shapes
+and dtypes, and the Session's plan compiler turns that graph into
+straight-line code: `program(inputs, outputs, grad) -> input gradients`,
+reading the kept inputs and outputs straight from the record. Static shapes
+fold away (an unbroadcast of equal shapes is no op at all), so what runs is
+the kernels the gradient needs and nothing else.
+
+Why this is the same gradient: the program *is* the registered function's
+graph, built by the function itself, run by the same `OpDef.kernel`s that
+eager execution and Session plans run. A gradient function must work on
+symbolic tensors (graph mode calls it so), so it cannot branch on values;
+whatever it branches on (op type, gradient name, attrs, skipped inputs,
+every static shape and dtype of inputs, outputs and gradient) is the cache
+key. A function that cannot be traced (it fails, builds a stateful op, reads
+an input the tape did not keep, or returns IndexedSlices) gets no program:
+the sweep gives up and the general pass runs.
+
+Programs are memoised on the op declaration (`OpDef.adjoint_programs`), as
+the tape's keep plans are, at most MAX_PROGRAMS_PER_OP per op type.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
+
+from ..framework.dtypes import DType, from_numpy
+from ..framework.graph import Graph, SymbolicTensor
+from ..framework.registry import gradient_functions
+from ..framework.session import compile_plan
+from ..framework.tensor_shape import TensorShape
+from ..ops.array_ops import placeholder
+from .eager_tensor import EagerTensor
+from .imperative_grad import fill_absent_output_grads
+from .tape import TapeEntry
+
+MAX_PROGRAMS_PER_OP = 512
+UNSUPPORTED = object()  # memoised for a signature whose gradient cannot be traced
+_PLAIN_ATTRS = (bool, int, float, str, bytes, type(None), DType, TensorShape, np.dtype)
+_PARAMETERS = "ins, outs, g"
+
+
+class NotTraceable(Exception):
+    """The record's gradient function cannot become an adjoint program."""
+
+
+def _frozen_attr(value: Any) -> Any:
+    if isinstance(value, _PLAIN_ATTRS):
+        return value
+    if type(value) is tuple or type(value) is list:
+        return (type(value).__name__,) + tuple([_frozen_attr(v) for v in value])
+    raise NotTraceable(f"attr of type {type(value).__name__}")
+
+
+def attrs_key(attrs: dict) -> Optional[tuple]:
+    """A hashable form of a record's attrs (None when there are none); attrs that
+    are not plain values (functions, graphs, arrays) are NotTraceable."""
+    if not attrs:
+        return None
+    return tuple(sorted((k, _frozen_attr(v)) for k, v in attrs.items()))
+
+
+def signature(record: tuple, grad: Any) -> tuple:
+    """Everything a gradient function may branch on, for one record and its output
+    gradient (for a multi-output op, a tuple with None for outputs without one)."""
+    key: List[Any] = [record[1], record[7], attrs_key(record[2])]
+    for group in (record[5], record[6]):
+        for value in group:
+            if type(value) is EagerTensor:
+                array = value.array
+                key.append((array.shape, array.dtype))
+            elif type(value) is tuple:  # a dropped value's (shape, dtype)
+                key.append(value)
+            else:
+                raise NotTraceable(type(value).__name__)
+    if len(record[4]) == 1:
+        key.append((grad.shape, grad.dtype))
+    else:
+        key.append(tuple([None if g is None else (g.shape, g.dtype) for g in grad]))
+    return tuple(key)
+
+
+def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
+    """The program for `record` (memoised under `key`), or UNSUPPORTED."""
+    op_def = record[0]
+    try:
+        program: Any = _trace(record, grad)
+    except Exception:  # noqa: BLE001 - any failure to trace: the general pass runs
+        program = UNSUPPORTED
+    programs = op_def.adjoint_programs
+    if programs is None or len(programs) >= MAX_PROGRAMS_PER_OP:
+        programs = op_def.adjoint_programs = {}
+    programs[key] = program
+    return program
+
+
+def _placeholder(value: Any) -> Any:
+    if type(value) is EagerTensor:
+        value = value.array
+        return placeholder(from_numpy(value.dtype), value.shape)
+    shape, dtype = value
+    return placeholder(from_numpy(dtype), shape)
+
+
+def _trace(record: tuple, grad: Any) -> Callable:
+    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
+    if name not in gradient_functions or op_def.stateful:
+        raise NotTraceable(name)  # no gradient (the general pass raises) or state
+    function = gradient_functions.get(name)  # None: not differentiable, inputs get None
+    multi = len(output_ids) != 1
+    graph = Graph()
+    feeds: List[SymbolicTensor] = []
+    expressions: List[str] = []
+    with graph.as_default():
+        in_tensors = tuple([_placeholder(v) for v in inputs])
+        out_tensors = tuple([_placeholder(v) for v in outputs])
+        for group, tensors, label in ((inputs, in_tensors, "ins"),
+                                      (outputs, out_tensors, "outs")):
+            for i, value in enumerate(group):
+                if type(value) is EagerTensor:  # kept: the program reads it from the record
+                    feeds.append(tensors[i])
+                    expressions.append(f"{label}[{i}].array")
+        view = TapeEntry(op_def, name, attrs, input_ids, output_ids, in_tensors,
+                         out_tensors, skip, output_ids[0])
+        out_grads: List[Any] = []
+        for i, g in enumerate(grad if multi else (grad,)):
+            if g is not None:
+                out_grads.append(placeholder(from_numpy(g.dtype), g.shape))
+                feeds.append(out_grads[-1])
+                expressions.append(f"g[{i}]" if multi else "g")
+            else:
+                out_grads.append(None)
+        if multi:
+            fill_absent_output_grads(view, out_grads, {})
+        result = None if function is None else function(view, *out_grads)
+    if function is None:
+        results: List[Any] = [None] * len(input_ids)
+    else:
+        results = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(results) != len(input_ids):
+        raise NotTraceable(f"{name} gave {len(results)} gradients for {len(input_ids)} inputs")
+    for i, r in enumerate(results):
+        if i in skip:
+            results[i] = None
+        elif r is not None and type(r) is not SymbolicTensor:
+            raise NotTraceable(type(r).__name__)  # e.g. IndexedSlices: the general pass
+    for op in graph.get_operations():
+        if op.op_def.stateful or op.op_def.is_stateful:
+            raise NotTraceable(op.type)
+    # An unfed placeholder (a value the tape dropped) makes compile_plan raise.
+    plan = compile_plan(graph, results, feeds, name=f"adjoint {name}",
+                        signature=(_PARAMETERS, expressions))
+    return plan.function
+
+
+def cached_programs(op_def: Any) -> Dict[tuple, Any]:
+    """The programs memoised on `op_def` (for tests and introspection)."""
+    return dict(op_def.adjoint_programs or {})
