@@ -304,9 +304,9 @@ def test_tf1_default_sparse_adam_is_tf_formula_bitwise(monkeypatch):
                                   lambda: K.Adam(0.01, lazy_sparse=True)],
                          ids=["adam", "adamw", "rmsprop", "v1_adam", "nadam", "adam_lazy"])
 def test_a_sparse_step_allocates_no_table_sized_temporary(make):
-    table = dg.Variable(np.random.default_rng(0).normal(size=(160_000, 8)).astype(np.float32))
+    table = dg.Variable(np.random.default_rng(0).normal(size=(400_000, 8)).astype(np.float32))
     opt = make()
-    grad = _slices([5, 17, 5, 159_999], np.ones((4, 8), np.float32), rows=160_000)
+    grad = _slices([5, 17, 5, 399_999], np.ones((4, 8), np.float32), rows=400_000)
     opt.apply_gradients([(grad, table)])
     before = table.numpy()
     tracemalloc.start()
@@ -316,9 +316,9 @@ def test_a_sparse_step_allocates_no_table_sized_temporary(make):
         peak = tracemalloc.get_traced_memory()[1] - start
     finally:
         tracemalloc.stop()
-    # The dense sweep's temporaries are a few blocks (sparse_apply.BLOCK_BYTES each): the
-    # step's extra memory stays under 1 MiB whatever the table's size (here 5 MiB).
-    assert peak < 2 ** 20, peak
+    # The dense sweep's buffers are a few blocks (sparse_apply.BLOCK_BYTES each): the
+    # step's extra memory stays under 2 MiB whatever the table's size (here 12 MiB).
+    assert peak < 2 * 2 ** 20, peak
     assert not np.array_equal(before[5], table.numpy()[5])
 
 
@@ -406,3 +406,26 @@ def test_bad_rows_raise_invalid_argument():
     for opt in (K.Adam(LR), K.Adam(LR, lazy_sparse=True), T.AdamOptimizer(LR)):
         with pytest.raises(dg.errors.InvalidArgumentError, match="not in \\[0, 6\\)"):
             opt.apply_gradients([(_slices([1, 9], np.ones((2, DIM), np.float32)), e)])
+
+
+def test_recorded_rule_keeps_old_values_that_later_operations_read():
+    """rule_program writes a slot's new value into its block only when nothing reads the
+    old value afterwards; unchanged slots and constant deltas pass through."""
+    from duograd.training.rule_program import record, value_of
+
+    def rule(slots):
+        a, b, c = slots
+        new_a = a * 2.0
+        return (new_a, a + b, c), 0.5  # b's new value reads the old a; c unchanged
+
+    program, outputs = record(rule, 3)
+    a, b, c = (np.arange(6, dtype=np.float32).reshape(3, 2) + k for k in range(3))
+    want = (a * 2.0, a + b, c.copy())
+    blocks = [a.copy(), b.copy(), c.copy()]
+    buffers = [np.empty((3, 2), np.float32) for _ in range(program.num_buffers)]
+    values = program.run(blocks, buffers)
+    got = [blocks[i] if program.writes_in_place(o, i) else value_of(o, values)
+           for i, o in enumerate(outputs[:3])]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert value_of(outputs[3], values) == 0.5

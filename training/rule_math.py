@@ -1,9 +1,10 @@
 """The few functions optimizer update rules call besides arithmetic operators.
 
-A rule is written once and runs on tensors (dense gradients: graph, function
-and eager ops) and on NumPy arrays (the fused sparse kernel of
-`sparse_apply.py`, which updates rows in place). Both give the same numbers:
-duograd's kernels are these NumPy functions, applied to the same dtypes.
+A rule is written once and runs on tensors and variables (dense gradients:
+graph, function and eager ops) and on anything else as NumPy ufuncs: arrays
+(the fused sparse kernel of `sparse_apply.py`, which updates rows in place)
+and `rule_program.Traced` placeholders (which record the ufunc calls). All
+give the same numbers: duograd's kernels are these ufuncs on the same dtypes.
 """
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from ..framework.tensor import Tensor
 from ..ops import math_ops
-
-_ARRAYS = (np.ndarray, np.generic, float, int)
+from ..ops.variables import Variable
 
 
 def _numpy(*values: Any) -> bool:
-    return all(isinstance(v, _ARRAYS) for v in values)
+    return not any(isinstance(v, (Tensor, Variable)) for v in values)
 
 
 def sqrt(x: Any) -> Any:
