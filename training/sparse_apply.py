@@ -50,10 +50,12 @@ def _check_rows(variable: Any, table: np.ndarray, rows: np.ndarray,
     if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
         raise InvalidArgumentError(None, None, f"ResourceSparseApplyRule: rows must be a vector "
                                    f"of integers, got {rows.dtype} of shape {rows.shape}")
-    if rows.size and (rows.min() < 0 or rows.max() >= table.shape[0]):
-        bad = rows.min() if rows.min() < 0 else rows.max()
-        raise InvalidArgumentError(None, None, f"ResourceSparseApplyRule: indices[{bad}] is not "
-                                   f"in [0, {table.shape[0]}) for variable '{variable.name}'")
+    outside = (rows < 0) | (rows >= table.shape[0])
+    if outside.any():
+        i = int(np.argmax(outside))
+        raise InvalidArgumentError(None, None, f"ResourceSparseApplyRule: indices[{i}] = "
+                                   f"{rows[i]} is not in [0, {table.shape[0]}) for variable "
+                                   f"'{variable.name}'")
     expected = rows.shape + table.shape[1:]
     for term in terms:
         if term.shape != expected:

@@ -435,9 +435,10 @@ class Optimizer:
         decay = None
         if self.weight_decay is not None and self._use_weight_decay(variable):
             decay = (cast(self.weight_decay, dtype), lr)
+        # Keras's weight decay moves every row, even under a rule that touches rows only.
+        lazy = self.lazy_sparse or (self.sparse_is_lazy and decay is None)
         result = sparse_apply(_RowRule(self, len(terms), dtype.as_numpy_dtype), variable, slots,
-                              rows, terms, scalars, self.lazy_sparse or self.sparse_is_lazy,
-                              decay)
+                              rows, terms, scalars, lazy, decay)
         return [result]
 
 
