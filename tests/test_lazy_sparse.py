@@ -428,7 +428,7 @@ def test_recorded_rule_keeps_old_values_that_later_operations_read():
     want = (a * 2.0, a + b, c.copy())
     blocks = [a.copy(), b.copy(), c.copy()]
     buffers = [np.empty((3, 2), np.float32) for _ in range(program.num_buffers)]
-    values = program.run(blocks, buffers)
+    values = program.run(blocks, buffers, 3)
     got = [blocks[i] if program.writes_in_place(o, i) else value_of(o, values)
            for i, o in enumerate(outputs[:3])]
     for g, w in zip(got, want):

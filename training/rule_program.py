@@ -107,10 +107,11 @@ class Program:
                                       self.targets[output.index - self.num_inputs] ==
                                       ("input", index)))
 
-    def run(self, inputs: Sequence[np.ndarray], buffers: List[np.ndarray]) -> List[np.ndarray]:
-        """Every value of the program for these input blocks (`num_buffers` buffers)."""
+    def run(self, inputs: Sequence[np.ndarray], buffers: List[np.ndarray], rows: int
+            ) -> List[np.ndarray]:
+        """Every value of the program for these input blocks of `rows` rows (into
+        `num_buffers` buffers of at least `rows` rows)."""
         values = list(inputs)
-        rows = len(inputs[0])
         for (ufunc, operands), (kind, where) in zip(self.steps, self.targets, strict=True):
             out = inputs[where] if kind == "input" else buffers[where][:rows]
             values.append(ufunc(*[values[x] if traced else x for traced, x in operands],

@@ -85,12 +85,12 @@ def _sweep(rule: RowRule, table: np.ndarray, slots: Sequence[np.ndarray], step: 
     *new_slots, delta = outputs
     for start in range(0, table.shape[0], block):
         stop = start + block
+        table_block = table[start:stop]
         slot_blocks = [s[start:stop] for s in slots]
-        values = program.run(slot_blocks, buffers)
+        values = program.run(slot_blocks, buffers, len(table_block))
         for i, (target, new) in enumerate(zip(slot_blocks, new_slots, strict=True)):
             if not program.writes_in_place(new, i):
                 target[...] = value_of(new, values)
-        table_block = table[start:stop]
         if decay is not None and scratch is not None:  # Keras: w - w * wd * lr
             part = scratch[:len(table_block)]
             np.multiply(table_block, decay[0], out=part)
