@@ -68,19 +68,24 @@ def attrs_key(attrs: dict) -> Optional[tuple]:
 
 def signature(record: tuple, grad: Any) -> tuple:
     """Everything a gradient function may branch on, for one record and its output
-    gradient (for a multi-output op, a tuple with None for outputs without one)."""
+    gradient (for a multi-output op, a tuple with None for outputs without one), as
+    one flat tuple: gradient name, skipped inputs, attrs, then shape and dtype of
+    each input, each output and the gradient (the raw sweep builds the same tuple
+    inline for one- and two-input ops without attrs)."""
     key: List[Any] = [record[1], record[7], attrs_key(record[2])]
     for group in (record[5], record[6]):
         for value in group:
             if type(value) is EagerTensor:
                 array = value.array
-                key.append((array.shape, array.dtype))
+                key.append(array.shape)
+                key.append(array.dtype)
             elif type(value) is tuple:  # a dropped value's (shape, dtype)
-                key.append(value)
+                key.extend(value)
             else:
                 raise NotTraceable(type(value).__name__)
     if len(record[4]) == 1:
-        key.append((grad.shape, grad.dtype))
+        key.append(grad.shape)
+        key.append(grad.dtype)
     else:
         key.append(tuple([None if g is None else (g.shape, g.dtype) for g in grad]))
     return tuple(key)

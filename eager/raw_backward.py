@@ -33,6 +33,7 @@ from . import context
 from .eager_tensor import EagerTensor
 
 _state = context.state
+_ndarray = np.ndarray
 
 
 class RawPathUnsupported(Exception):
@@ -80,9 +81,15 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
 
 
 def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
-    """The reverse sweep proper; raises RawPathUnsupported for what it does not do."""
+    """The reverse sweep proper; raises RawPathUnsupported for what it does not do.
+
+    A tensor's gradient parts are summed as they arrive; once a sum is a fresh array
+    of the sweep's own (`owned`), later parts are added into it in place, as
+    hand-written code does (`gx += g`): no program has seen it, since a tensor's
+    gradient is complete, and handed on, only when its producer is reached."""
     last = None
     get = grads.get
+    owned: set = set()
     for record in reversed(producers.values()):
         if record is last:  # a multi-output record is stored once per output
             continue
@@ -106,19 +113,27 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
             x = inputs[0]
             if type(x) is EagerTensor:
                 array = x.array
-                x = (array.shape, array.dtype)
+                x_shape, x_dtype = array.shape, array.dtype
+            else:
+                x_shape, x_dtype = x
             y = record[6][0]
             if type(y) is EagerTensor:
                 array = y.array
-                y = (array.shape, array.dtype)
+                y_shape, y_dtype = array.shape, array.dtype
+            else:
+                y_shape, y_dtype = y
             if n_inputs == 1:
-                key = (record[1], record[7], None, x, y, (grad.shape, grad.dtype))
+                key = (record[1], record[7], None, x_shape, x_dtype, y_shape, y_dtype,
+                       grad.shape, grad.dtype)
             else:
                 z = inputs[1]
                 if type(z) is EagerTensor:
                     array = z.array
-                    z = (array.shape, array.dtype)
-                key = (record[1], record[7], None, x, z, y, (grad.shape, grad.dtype))
+                    z_shape, z_dtype = array.shape, array.dtype
+                else:
+                    z_shape, z_dtype = z
+                key = (record[1], record[7], None, x_shape, x_dtype, z_shape, z_dtype,
+                       y_shape, y_dtype, grad.shape, grad.dtype)
         programs = record[0].adjoint_programs
         program = programs.get(key) if programs is not None else None
         if program is None:
@@ -127,16 +142,16 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
             raise RawPathUnsupported(record[1])
         in_grads = program(inputs, record[6], grad)
         in_ids = record[3]
-        g = in_grads[0]
-        if g is not None:
-            tid = in_ids[0]
-            old = get(tid)
-            grads[tid] = g if old is None else old + g
-        if n_inputs == 1:
-            continue
-        for i in range(1, n_inputs):
+        for i in range(n_inputs):
             g = in_grads[i]
             if g is not None:
                 tid = in_ids[i]
                 old = get(tid)
-                grads[tid] = g if old is None else old + g
+                if old is None:
+                    grads[tid] = g
+                elif tid in owned and g.dtype is old.dtype:
+                    np.add(old, g, out=old)
+                else:
+                    total = grads[tid] = old + g
+                    if type(total) is _ndarray:
+                        owned.add(tid)

@@ -256,3 +256,22 @@ def test_tapes_inside_dg_function_take_the_general_pass(raw_calls):
     xv = np.array([0.5, -0.25])
     np.testing.assert_allclose(grad_of(dg.constant(xv)).numpy(), 2 * (1 - np.tanh(xv) ** 2))
     assert raw_calls == []  # traced in a graph
+
+
+def test_gradient_sums_never_write_into_arrays_they_do_not_own(raw_calls):
+    """Parts of one gradient are summed in place only into the sweep's own sums:
+    never into a seed, an aliased part (AddV2 hands one array to both inputs) or a
+    value returned to the caller before."""
+    xv = np.array([0.5, 2.0])
+    x = dg.constant(xv)
+    seed_values = np.array([1.0, -2.0])
+    seed = dg.constant(seed_values)
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = x + x
+        z = y * 3.0 + y + dg.sin(y) + y + y * y
+    g = tape.gradient(z, x, output_gradients=seed)
+    assert raw_calls and raw_calls[0] is not None
+    np.testing.assert_array_equal(seed.numpy(), seed_values)
+    dz_dy = 3.0 + 1.0 + np.cos(2 * xv) + 1.0 + 2 * (2 * xv)
+    np.testing.assert_allclose(g.numpy(), 2 * dz_dy * seed_values)
