@@ -3,23 +3,29 @@
 Workload: an embedding table of ROWS x 64 float32 (1,000,000 and 100,000
 rows), a batch of 256 random ids, loss = sum(gather(table, ids)^2); one step
 is the forward pass, the tape's gradient (an IndexedSlices) and the
-optimizer's apply_gradients, in eager mode. Reported per optimizer:
+optimizer's apply_gradients, in eager mode. Every optimizer runs in its
+default (TensorFlow-exact) mode and with `lazy_sparse=True`. Reported:
 
 - step time: median of STEPS timed steps (after two warm-up steps that build
   the slots and settle the buffers);
 - peak extra memory: the largest amount of memory NumPy allocated during one
   step above what was allocated before it (tracemalloc, a separate step).
 
-Optimizers whose TF rule touches only the batch's rows (Keras SGD and
-Adagrad, TF1 GradientDescent and Momentum) should cost the same for both
-tables. Adam's rule (Keras 3 and TF1 alike) decays the moments of every row
-at every step, so its step is proportional to the table by definition.
+Lazy mode and the optimizers whose TF rule touches only the batch's rows
+(SGD without momentum, Adagrad, TF1 GradientDescent/Momentum/Adagrad/RMSProp)
+cost the same for both tables. Where TF's rule decays every row (momentum and
+moments in Keras SGD-momentum/Adam/AdamW/RMSprop/Adamax/Nadam, TF1 Adam) the
+default step is proportional to the table by definition; it runs in place,
+block by block, so its extra memory stays that of a few blocks.
 
-Run: `python -m benchmarks.sparse_updates` from the repository root.
+Run: `python -m benchmarks.sparse_updates` from the repository root
+(`--markdown` also prints the table for benchmarks/sparse_updates.md).
 """
 from __future__ import annotations
 
+import functools
 import statistics
+import sys
 import time
 import tracemalloc
 from typing import Callable, Dict, List
@@ -33,14 +39,27 @@ BATCH = 256
 STEPS = 10
 TABLES = (100_000, 1_000_000)
 
-OPTIMIZERS: Dict[str, Callable[[], object]] = {
-    "keras SGD": lambda: dg.keras.optimizers.SGD(0.1),
-    "keras Adagrad": lambda: dg.keras.optimizers.Adagrad(0.1),
-    "keras Adam": lambda: dg.keras.optimizers.Adam(0.001),
-    "v1 GradientDescent": lambda: dg.compat.v1.train.GradientDescentOptimizer(0.1),
-    "v1 Momentum": lambda: dg.compat.v1.train.MomentumOptimizer(0.1, 0.9),
-    "v1 Adam": lambda: dg.compat.v1.train.AdamOptimizer(0.001),
+K = dg.keras.optimizers
+V1 = dg.compat.v1.train
+# name -> factory(lazy_sparse) of the optimizer
+OPTIMIZERS: Dict[str, Callable[[bool], object]] = {
+    "keras SGD": lambda lazy: K.SGD(0.1, lazy_sparse=lazy),
+    "keras SGD momentum": lambda lazy: K.SGD(0.1, momentum=0.9, lazy_sparse=lazy),
+    "keras Adam": lambda lazy: K.Adam(0.001, lazy_sparse=lazy),
+    "keras Adam amsgrad": lambda lazy: K.Adam(0.001, amsgrad=True, lazy_sparse=lazy),
+    "keras AdamW": lambda lazy: K.AdamW(0.001, lazy_sparse=lazy),
+    "keras RMSprop momentum": lambda lazy: K.RMSprop(0.001, momentum=0.9, lazy_sparse=lazy),
+    "keras RMSprop centered": lambda lazy: K.RMSprop(0.001, centered=True, lazy_sparse=lazy),
+    "keras Adagrad": lambda lazy: K.Adagrad(0.1, lazy_sparse=lazy),
+    "keras Adamax": lambda lazy: K.Adamax(0.001, lazy_sparse=lazy),
+    "keras Nadam": lambda lazy: K.Nadam(0.001, lazy_sparse=lazy),
+    "v1 GradientDescent": lambda lazy: V1.GradientDescentOptimizer(0.1, lazy_sparse=lazy),
+    "v1 Momentum": lambda lazy: V1.MomentumOptimizer(0.1, 0.9, lazy_sparse=lazy),
+    "v1 Adam": lambda lazy: V1.AdamOptimizer(0.001, lazy_sparse=lazy),
+    "v1 Adagrad": lambda lazy: V1.AdagradOptimizer(0.1, lazy_sparse=lazy),
+    "v1 RMSProp": lambda lazy: V1.RMSPropOptimizer(0.001, momentum=0.9, lazy_sparse=lazy),
 }
+MODES = ("default", "lazy")
 
 
 def _step(table: dg.Variable, opt: object, ids: np.ndarray) -> None:
@@ -72,19 +91,31 @@ def measure(rows: int, make: Callable[[], object], seed: int = 0) -> Dict[str, f
     return {"step_ms": 1e3 * statistics.median(times), "peak_mib": peak / 2 ** 20}
 
 
-def main() -> List[Dict[str, object]]:
-    results = []
+def main(markdown: bool = False) -> List[Dict[str, object]]:
+    results: List[Dict[str, object]] = []
     print(f"Sparse updates: table ROWS x {DIM} float32, batch {BATCH} ids, eager mode, "
           f"median of {STEPS} steps")
-    print(f"{'optimizer':20s} {'rows':>10s} {'step ms':>10s} {'peak MiB':>10s}")
+    print(f"{'optimizer':24s} {'mode':8s} {'rows':>10s} {'step ms':>10s} {'peak MiB':>10s}")
     for name, make in OPTIMIZERS.items():
-        for rows in TABLES:
-            row = {"optimizer": name, "rows": rows, **measure(rows, make)}
-            results.append(row)
-            print(f"{name:20s} {rows:>10,d} {row['step_ms']:>10.2f} {row['peak_mib']:>10.2f}",
-                  flush=True)
+        for mode in MODES:
+            for rows in TABLES:
+                row = {"optimizer": name, "mode": mode, "rows": rows,
+                       **measure(rows, functools.partial(make, mode == "lazy"))}
+                results.append(row)
+                print(f"{name:24s} {mode:8s} {rows:>10,d} {row['step_ms']:>10.2f} "
+                      f"{row['peak_mib']:>10.2f}", flush=True)
+    if markdown:
+        print("\n| optimizer | mode | step ms, 100,000 rows | step ms, 1,000,000 rows "
+              "| peak MiB, 100,000 | peak MiB, 1,000,000 |")
+        print("|---|---|---:|---:|---:|---:|")
+        for name in OPTIMIZERS:
+            for mode in MODES:
+                small, large = [r for r in results if r["optimizer"] == name
+                                and r["mode"] == mode]
+                print(f"| {name} | {mode} | {small['step_ms']:.2f} | {large['step_ms']:.2f} "
+                      f"| {small['peak_mib']:.2f} | {large['peak_mib']:.2f} |")
     return results
 
 
 if __name__ == "__main__":
-    main()
+    main(markdown="--markdown" in sys.argv[1:])

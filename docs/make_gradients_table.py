@@ -186,6 +186,8 @@ OURS_ONLY = {
     'ResourceScatterAdd': 'not differentiable (a state update, as TF)',
     'ResourceScatterSub': 'not differentiable (a state update, as TF)',
     'ResourceScatterUpdate': 'not differentiable (a state update, as TF)',
+    'ResourceSparseApplyRule': "not differentiable (a fused optimizer step on a sparse gradient's "
+                               'rows, training/sparse_apply.py)',
     'WriteSummary': 'not differentiable (writes a summary event)',
     'CollectiveAllReduce': 'all-reduce of the upstream gradients, one fused collective '
                            '(dg.distribute; TF registers no gradient for its CollectiveReduceV2)',

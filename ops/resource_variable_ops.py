@@ -83,6 +83,23 @@ def _writable(store: Any, variable: Any, old: np.ndarray) -> np.ndarray:
     return old.copy()
 
 
+def writable_value(resources: Any, variable: Any) -> np.ndarray:
+    """`variable`'s value array, safe to update in place (hold `variable.update_lock`).
+
+    For fused kernels that update a variable row by row (training/sparse_apply.py):
+    its own buffer when nothing else holds it, else a copy put in its place (the
+    same copy-on-write as the scatter kernels). References counted: the store's,
+    `value` and getrefcount's own argument.
+    """
+    store = _store(resources, variable)
+    value = store.read(variable)
+    if value.base is None and value.flags.writeable and sys.getrefcount(value) <= 3:
+        return value
+    value = value.copy()
+    store.write(variable, value)
+    return value
+
+
 def _scatter(resources: Any, variable: Any, indices: np.ndarray, updates: np.ndarray,
              mode: str) -> None:
     with variable.update_lock:

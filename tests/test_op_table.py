@@ -71,6 +71,7 @@ EXEMPT = {
     "ScalarSummary": "test_summary.py (TF1 protos)",
     "HistogramSummary": "test_summary.py (TF1 protos)",
     "MergeSummary": "test_summary.py (TF1 protos)",
+    "ResourceSparseApplyRule": "test_lazy_sparse.py, test_sparse_updates.py (eager, graph, dg.function)",
 }
 
 # Ops TensorFlow registers no gradient for (differentiating through them raises

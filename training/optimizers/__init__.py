@@ -1,7 +1,7 @@
 """Keras-3-style optimizers (`dg.keras.optimizers`, `dg.optimizers`)."""
 from .. import schedules
 from .adagrad import Adagrad
-from .adam import Adam, AdamW
+from .adam import Adam, AdamW, LazyAdam
 from .adamax import Adamax
 from .base import Optimizer
 from .nadam import Nadam
@@ -9,4 +9,4 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Nadam",
-           "schedules"]
+           "LazyAdam", "schedules"]

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ...ops.math_ops import sqrt
+from ..rule_math import sqrt
 from .base import Optimizer
 
 
 class Adagrad(Optimizer):
     """`acc += g^2; w -= lr * g / sqrt(acc + eps)`; a sparse gradient touches its rows only."""
+
+    config_names = ("initial_accumulator_value", "epsilon")
 
     slot_names = ("accumulator",)
     sparse_is_lazy = True
@@ -17,10 +19,10 @@ class Adagrad(Optimizer):
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: Optional[str] = None,
-                 **kwargs: Any) -> None:
+                 lazy_sparse: bool = False, **kwargs: Any) -> None:
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         self.initial_accumulator_value = initial_accumulator_value
         self.epsilon = epsilon
 

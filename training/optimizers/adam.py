@@ -1,9 +1,10 @@
-"""Adam (optionally AMSGrad) and AdamW (Keras 3)."""
+"""Adam (optionally AMSGrad), AdamW (Keras 3) and LazyAdam (TF Addons)."""
 from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from ...ops.math_ops import cast, maximum, pow as power, sqrt
+from ...ops.math_ops import cast, pow as power
+from ..rule_math import maximum, sqrt
 from .base import Optimizer
 
 
@@ -16,14 +17,17 @@ def bias_powers(optimizer: Any, dtype: Any, *betas: float) -> list:
 class Adam(Optimizer):
     """Adam: bias-corrected first and second moments (`m`, `v`; `vhat` for AMSGrad)."""
 
+    config_names = ("beta_1", "beta_2", "epsilon", "amsgrad")
+
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 name: Optional[str] = None, lazy_sparse: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2
         self.epsilon = epsilon
@@ -57,11 +61,33 @@ class AdamW(Adam):
                  beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
                  amsgrad: bool = False, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 name: Optional[str] = None, lazy_sparse: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
                          amsgrad=amsgrad, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         if self.weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: "
                              "weight_decay=None")
+
+
+class LazyAdam(Adam):
+    """TF Addons' LazyAdam: Adam whose IndexedSlices gradients move only the rows
+    they touch (those rows' moments and values), `Adam(lazy_sparse=True)`.
+
+    Rows absent from a batch keep their moments instead of decaying them, which
+    makes a step cost the batch, not the table (large embeddings). Dense
+    gradients are updated exactly as by Adam.
+    """
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False,
+                 weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 name: Optional[str] = None, lazy_sparse: bool = True,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
+                         amsgrad=amsgrad, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
+                         lazy_sparse=lazy_sparse, **kwargs)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ...ops.math_ops import abs as absolute, maximum
+from ..rule_math import absolute, maximum
 from .adam import bias_powers
 from .base import Optimizer
 
@@ -11,16 +11,18 @@ from .base import Optimizer
 class Adamax(Optimizer):
     """`m += (g - m)(1 - b1); u = max(b2 u, |g|); w -= lr m / ((1 - b1^t)(u + eps))`."""
 
+    config_names = ("beta_1", "beta_2", "epsilon")
+
     slot_names = ("momentum", "norm")
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: Optional[str] = None,
-                 **kwargs: Any) -> None:
+                 lazy_sparse: bool = False, **kwargs: Any) -> None:
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2
         self.epsilon = epsilon

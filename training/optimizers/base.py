@@ -9,10 +9,13 @@ Update rules see, per variable, the gradient's "terms" (zero-preserving
 elementwise functions of the gradient such as g and g*g, summed over repeated
 rows of a sparse gradient, as Keras's sparse ops do) and the slot values, and
 return the new slot values and the amount to subtract from the variable. For
-an IndexedSlices gradient the rule runs on the touched rows only; when an
-optimizer's rule also changes untouched rows (momentum decay), those rows get
-the rule with zero terms, which gives exactly Keras's numbers without ever
-building a dense gradient.
+an IndexedSlices gradient one fused in-place op (`..sparse_apply`) runs the
+rule on the touched rows; when an optimizer's rule also changes untouched
+rows (momentum decay), those rows get the rule with zero terms, in place and
+block by block, which gives exactly Keras's numbers without ever building a
+dense gradient or a table-sized temporary. `lazy_sparse=True` (TF Addons'
+LazyAdam semantics, for every optimizer) sums repeated rows first and then
+reads and writes only the touched rows of the variable and its slots.
 """
 from __future__ import annotations
 
@@ -38,7 +41,8 @@ from ..lifting import outside_functions
 from ..module import camel_to_snake
 from ..schedules import LearningRateSchedule
 from ..slots import SlotRegistry
-from ..sparse import is_sparse, rows_of, unique_rows, with_rows
+from ..sparse import is_sparse, unique_rows
+from ..sparse_apply import sparse_apply
 
 Terms = Tuple[Any, ...]
 
@@ -57,7 +61,7 @@ class Optimizer:
                  ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
                  loss_scale_factor: Optional[float] = None,
                  gradient_accumulation_steps: Optional[int] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 name: Optional[str] = None, lazy_sparse: bool = False, **kwargs: Any) -> None:
         if kwargs.pop("decay", None) is not None:
             warnings.warn("Argument `decay` is no longer supported and will be ignored.",
                           stacklevel=2)
@@ -76,6 +80,7 @@ class Optimizer:
         self.clipvalue = clipvalue
         self.global_clipnorm = global_clipnorm
         self.loss_scale_factor = loss_scale_factor
+        self.lazy_sparse = bool(lazy_sparse)
         self.built = False
         self._slots = SlotRegistry()
         self._variable_index: Dict[Any, int] = {}  # by variable.ref(): unhashable in TF2
@@ -98,6 +103,46 @@ class Optimizer:
                              f"value). Received instead: learning_rate={learning_rate}")
         return Variable(learning_rate, name="learning_rate", dtype=dtypes.float32,
                         trainable=False)
+
+    # -- config -------------------------------------------------------------
+    # The constructor arguments a subclass adds to Keras's base config, in Keras's order.
+    config_names: Tuple[str, ...] = ()
+
+    def get_config(self) -> Dict[str, Any]:
+        """Keras 3's config (a schedule is serialized as Keras does), plus `lazy_sparse`."""
+        lr = self._learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            learning_rate: Any = {"module": "keras.optimizers.schedules",
+                                  "class_name": type(lr).__name__, "config": lr.get_config(),
+                                  "registered_name": None}
+        elif isinstance(lr, Variable):
+            learning_rate = float(lr.numpy())
+        else:
+            learning_rate = lr
+        config: Dict[str, Any] = {
+            "name": self.name, "learning_rate": learning_rate, "weight_decay": self.weight_decay,
+            "clipnorm": self.clipnorm, "global_clipnorm": self.global_clipnorm,
+            "clipvalue": self.clipvalue, "use_ema": False, "ema_momentum": 0.99,
+            "ema_overwrite_frequency": None, "loss_scale_factor": self.loss_scale_factor,
+            "gradient_accumulation_steps": None}
+        config.update({key: getattr(self, key) for key in self.config_names})
+        config["lazy_sparse"] = self.lazy_sparse
+        return config
+
+    @classmethod
+    def from_config(cls, config: Dict[str, Any], custom_objects: Any = None) -> "Optimizer":
+        """The optimizer `get_config` describes (a schedule dict becomes the schedule)."""
+        config = dict(config)
+        lr = config.get("learning_rate")
+        if isinstance(lr, dict):
+            from .. import schedules
+            schedule = getattr(schedules, lr["class_name"], None)
+            if schedule is None and custom_objects:
+                schedule = custom_objects.get(lr["class_name"])
+            if schedule is None:
+                raise ValueError(f"Unknown learning rate schedule: {lr['class_name']}")
+            config["learning_rate"] = schedule.from_config(lr["config"])
+        return cls(**config)
 
     # -- state --------------------------------------------------------------
     @property
@@ -298,7 +343,8 @@ class Optimizer:
                 scale = self.loss_scale_factor
                 grads = [_map(g, lambda x, s=scale: x / s) for g in grads]
             grads = self._clip_gradients(grads)
-            decay_ops = self._apply_weight_decay(variables)
+            decay_ops = self._apply_weight_decay(
+                [v for g, v in zip(grads, variables, strict=True) if not self._fused(g)])
             with control_dependencies(decay_ops):
                 learning_rate = self.learning_rate
                 prepared = self._prepare()
@@ -339,6 +385,10 @@ class Optimizer:
                 ops.append(variable.assign_sub(variable * wd * lr, read_value=False))
         return [op for op in ops if op is not None]
 
+    def _fused(self, grad: Any) -> bool:
+        """A sparse gradient the built-in rule applies in one fused op (weight decay too)."""
+        return is_sparse(grad) and type(self).update_step is Optimizer.update_step
+
     def _grad_terms(self, grad: Any) -> Terms:
         """Zero-preserving elementwise functions of the gradient the rule needs."""
         return (grad,)
@@ -372,24 +422,37 @@ class Optimizer:
 
     def _update_sparse(self, grad: IndexedSlices, variable: Variable, slots: List[Variable],
                        lr: Any, step: Dict[str, Any]) -> List[Any]:
+        """One fused op: the touched rows, and (unless lazy) every other row's decay."""
         dtype = variable.dtype
         values = cast(convert_to_tensor(grad.values), dtype)
-        rows, row_terms = unique_rows(grad.indices, self._grad_terms(values))
-        slot_rows = tuple(rows_of(s.value(), rows) for s in slots)
-        new_rows, delta_rows = self._rule(tuple(row_terms), slot_rows, lr, step)
-        if self.sparse_is_lazy:
-            ops = [slot.scatter_update(IndexedSlices(new, rows))
-                   for slot, new in zip(slots, new_rows, strict=True)]
-            ops.append(variable.scatter_sub(IndexedSlices(delta_rows, rows)))
-            return ops
-        zero = convert_to_tensor(0.0, dtype=dtype)
-        new_full, delta_full = self._rule(tuple(zero for _ in row_terms),
-                                          tuple(s.value() for s in slots), lr, step)
-        ops = [slot.assign(with_rows(full, rows, new), read_value=False)
-               for slot, full, new in zip(slots, new_full, new_rows, strict=True)]
-        ops.append(variable.assign_sub(with_rows(delta_full, rows, delta_rows),
-                                       read_value=False))
-        return ops
+        if self.lazy_sparse:  # TF's sparse kernels: repeated rows summed, then the rule
+            rows, (summed,) = unique_rows(grad.indices, [values])
+            terms = list(self._grad_terms(summed))
+        else:  # Keras: the terms of each slice (g, g*g), summed per row
+            rows, terms = unique_rows(grad.indices, self._grad_terms(values))
+        scalars = {key: value for key, value in step.items() if key != "ops"}
+        scalars["learning_rate"] = lr
+        decay = None
+        if self.weight_decay is not None and self._use_weight_decay(variable):
+            decay = (cast(self.weight_decay, dtype), lr)
+        # Keras's weight decay moves every row, even under a rule that touches rows only.
+        lazy = self.lazy_sparse or (self.sparse_is_lazy and decay is None)
+        result = sparse_apply(_RowRule(self, len(terms), dtype.as_numpy_dtype), variable, slots,
+                              rows, terms, scalars, lazy, decay)
+        return [result]
+
+
+class _RowRule:
+    """An optimizer's `_rule` on NumPy rows (the fused sparse kernel's rule): rows
+    without a gradient get zero terms, as Keras's densified gradient gives them."""
+
+    def __init__(self, optimizer: Optimizer, num_terms: int, dtype: Any) -> None:
+        self.optimizer = optimizer
+        self.zeros = (np.zeros((), dtype),) * num_terms
+
+    def __call__(self, terms: Any, slots: Tuple[Any, ...], step: Dict[str, Any]) -> Any:
+        return self.optimizer._rule(self.zeros if terms is None else terms, slots,
+                                    step["learning_rate"], step)
 
 
 def _map(grad: Any, fn: Any) -> Any:

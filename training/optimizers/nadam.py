@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from ...ops.math_ops import cast, pow as power, sqrt
+from ...ops.math_ops import cast, pow as power
+from ..rule_math import sqrt
 from ...ops.variables import Variable
 from ...framework import dtypes
 from ..lifting import outside_functions
+from ..trackable import child_added
 from ...namespaces import name_scope
 from .base import Optimizer
 
@@ -14,16 +16,18 @@ from .base import Optimizer
 class Nadam(Optimizer):
     """Keras 3's Nadam; `u_product` (the product of momentum-schedule terms) is state."""
 
+    config_names = ("beta_1", "beta_2", "epsilon")
+
     slot_names = ("momentum", "velocity")
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: Optional[str] = None,
-                 **kwargs: Any) -> None:
+                 lazy_sparse: bool = False, **kwargs: Any) -> None:
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2
         self.epsilon = epsilon
@@ -33,6 +37,7 @@ class Nadam(Optimizer):
         dtype = var_list[0].dtype if var_list else dtypes.float32
         with outside_functions(), name_scope(self.name):
             self._u_product = Variable(1.0, name="u_product", dtype=dtype, trainable=False)
+        child_added(self, "u_product", self._u_product)  # a checkpoint restored before build
 
     def _extra_variables(self) -> Dict[str, Variable]:
         return {} if self._u_product is None else {"u_product": self._u_product}

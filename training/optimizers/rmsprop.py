@@ -3,21 +3,24 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ...ops.math_ops import sqrt
+from ..rule_math import sqrt
 from .base import Optimizer
 
 
 class RMSprop(Optimizer):
     """`velocity = rho * velocity + (1 - rho) * g^2; w -= lr * g / sqrt(velocity + eps)`."""
 
+    config_names = ("rho", "momentum", "epsilon", "centered")
+
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 name: Optional[str] = None, lazy_sparse: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         self.rho = rho
         self.momentum = momentum
         self.epsilon = epsilon

@@ -9,13 +9,16 @@ from .base import Optimizer
 class SGD(Optimizer):
     """`m = momentum * m - lr * g; w += m` (Nesterov: `w += momentum * m - lr * g`)."""
 
+    config_names = ("momentum", "nesterov")
+
     def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None, **kwargs: Any) -> None:
+                 name: Optional[str] = None, lazy_sparse: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
+                         lazy_sparse=lazy_sparse, **kwargs)
         if not isinstance(momentum, float) or momentum < 0 or momentum > 1:
             raise ValueError("`momentum` must be a float between [0, 1].")
         self.momentum = momentum

@@ -8,7 +8,9 @@ optimizers do under eager execution.
 
 A dense gradient is applied by `_apply_dense`; an IndexedSlices gradient has
 its repeated rows summed first and is applied by `_apply_sparse` on those
-rows only (TF's `_apply_sparse_duplicate_indices`).
+rows only (TF's `_apply_sparse_duplicate_indices`). `lazy_sparse=True` makes
+an optimizer whose TF rule moves every row on a sparse step (Adam) move only
+the touched rows and their slots (tf.contrib.opt.LazyAdamOptimizer's rule).
 """
 from __future__ import annotations
 
@@ -39,10 +41,11 @@ class Optimizer:
     GATE_OP = 1
     GATE_GRAPH = 2
 
-    def __init__(self, use_locking: bool, name: str) -> None:
+    def __init__(self, use_locking: bool, name: str, lazy_sparse: bool = False) -> None:
         if not name:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = use_locking
+        self._lazy_sparse = bool(lazy_sparse)
         self._name = name
         self._slots = SlotRegistry()
         self._non_slots: Dict[Tuple[str, Any], Variable] = {}

@@ -3,7 +3,10 @@
 Dense updates follow TF's fused training kernels (ApplyMomentum, ApplyAdam,
 ...) operation for operation; sparse updates read and write only the rows
 a gradient touches, except Adam, whose TF1 sparse update decays both moments
-and moves every row (TF documents this: it equals the dense update).
+and moves every row (TF documents this: it equals the dense update); that
+update runs in place, block by block (`..sparse_apply`). `lazy_sparse=True`
+(and `LazyAdamOptimizer`, tf.contrib.opt's) moves only the touched rows. The
+other optimizers' TF1 sparse updates are lazy already; the flag keeps them so.
 """
 from __future__ import annotations
 
@@ -15,7 +18,9 @@ from ...ops.constant_op import convert_to_tensor
 from ...ops.control_flow_ops import group
 from ...ops.math_ops import cast, rsqrt, sqrt
 from ...ops.variables import Variable
+from ..rule_math import sqrt as row_sqrt
 from ..sparse import rows_of
+from ..sparse_apply import sparse_apply
 from .optimizer import Optimizer, _ops
 
 
@@ -50,8 +55,8 @@ class GradientDescentOptimizer(Optimizer):
     """`var -= learning_rate * grad`."""
 
     def __init__(self, learning_rate: Any, use_locking: bool = False,
-                 name: str = "GradientDescent") -> None:
-        super().__init__(use_locking, name)
+                 name: str = "GradientDescent", lazy_sparse: bool = False) -> None:
+        super().__init__(use_locking, name, lazy_sparse)
         self._learning_rate = learning_rate
 
     def _prepare(self) -> None:
@@ -71,8 +76,9 @@ class MomentumOptimizer(Optimizer):
     """`accum = accum * momentum + grad; var -= lr * accum` (Nesterov: look ahead)."""
 
     def __init__(self, learning_rate: Any, momentum: Any, use_locking: bool = False,
-                 name: str = "Momentum", use_nesterov: bool = False) -> None:
-        super().__init__(use_locking, name)
+                 name: str = "Momentum", use_nesterov: bool = False,
+                 lazy_sparse: bool = False) -> None:
+        super().__init__(use_locking, name, lazy_sparse)
         self._learning_rate = learning_rate
         self._momentum = momentum
         self._use_nesterov = use_nesterov
@@ -107,8 +113,9 @@ class AdamOptimizer(Optimizer):
     """Adam with `beta1_power`/`beta2_power` variables advanced after each step."""
 
     def __init__(self, learning_rate: Any = 0.001, beta1: Any = 0.9, beta2: Any = 0.999,
-                 epsilon: Any = 1e-8, use_locking: bool = False, name: str = "Adam") -> None:
-        super().__init__(use_locking, name)
+                 epsilon: Any = 1e-8, use_locking: bool = False, name: str = "Adam",
+                 lazy_sparse: bool = False) -> None:
+        super().__init__(use_locking, name, lazy_sparse)
         self._lr = learning_rate
         self._beta1 = beta1
         self._beta2 = beta2
@@ -145,21 +152,15 @@ class AdamOptimizer(Optimizer):
                          var.assign_sub(delta, read_value=False)])
 
     def _apply_sparse(self, grad, var, rows):
-        # TF1's sparse Adam: decay all of m and v, add the scaled rows, move every row.
+        # TF1's sparse Adam decays all of m and v and moves every row (lazy: the rows only).
         h = self._hyper
-        beta1, beta2 = h.get("beta1", var), h.get("beta2", var)
         beta1_power, beta2_power = self._powers(var)
-        lr = h.get("learning_rate", var) * sqrt(1 - beta2_power) / (1 - beta1_power)
-        m_slot, v_slot = self.get_slot(var, "m"), self.get_slot(var, "v")
-        with control_dependencies(_ops([m_slot.assign(m_slot.value() * beta1,
-                                                      read_value=False)])):
-            m = _read(m_slot.scatter_add(IndexedSlices(grad * (1 - beta1), rows)), m_slot)
-        with control_dependencies(_ops([v_slot.assign(v_slot.value() * beta2,
-                                                      read_value=False)])):
-            v = _read(v_slot.scatter_add(IndexedSlices((grad * grad) * (1 - beta2), rows)),
-                      v_slot)
-        delta = lr * m / (sqrt(v) + h.get("epsilon", var))
-        return _grouped([var.assign_sub(delta, read_value=False)])
+        step = {"learning_rate": h.get("learning_rate", var), "beta1": h.get("beta1", var),
+                "beta2": h.get("beta2", var), "epsilon": h.get("epsilon", var),
+                "beta1_power": beta1_power, "beta2_power": beta2_power}
+        slots = [self.get_slot(var, "m"), self.get_slot(var, "v")]
+        return _grouped([sparse_apply(_adam_rows, var, slots, rows, [grad], step,
+                                      self._lazy_sparse)])
 
     def _finish(self, update_ops, name_scope_):
         with control_dependencies(update_ops):
@@ -172,20 +173,41 @@ class AdamOptimizer(Optimizer):
         return super()._finish(update_ops + _ops([update_beta1, update_beta2]), name_scope_)
 
 
-def _read(result: Any, slot: Variable) -> Any:
-    """The value after an update: eager updates return the variable, graph ones a read."""
-    return slot.value() if isinstance(result, Variable) else result
+def _adam_rows(terms, slots, step):
+    """TF1's sparse Adam on NumPy rows (`terms` None: a row without gradient):
+    `m = m * beta1 (+ g * (1 - beta1)); v = v * beta2 (+ g^2 * (1 - beta2));
+    var -= lr * m / (sqrt(v) + epsilon)` with the bias-corrected lr. On a touched
+    row this is also tf.contrib.opt.LazyAdamOptimizer's update."""
+    beta1, beta2 = step["beta1"], step["beta2"]
+    lr = step["learning_rate"] * row_sqrt(1 - step["beta2_power"]) / (1 - step["beta1_power"])
+    m, v = slots[0] * beta1, slots[1] * beta2
+    if terms is not None:
+        (g,) = terms
+        m = m + g * (1 - beta1)
+        v = v + (g * g) * (1 - beta2)
+    return (m, v), lr * m / (row_sqrt(v) + step["epsilon"])
+
+
+class LazyAdamOptimizer(AdamOptimizer):
+    """tf.contrib.opt.LazyAdamOptimizer: Adam whose IndexedSlices gradients update only
+    the touched rows and their `m`, `v` (`AdamOptimizer(lazy_sparse=True)`)."""
+
+    def __init__(self, learning_rate: Any = 0.001, beta1: Any = 0.9, beta2: Any = 0.999,
+                 epsilon: Any = 1e-8, use_locking: bool = False, name: str = "Adam",
+                 lazy_sparse: bool = True) -> None:
+        super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name, lazy_sparse)
 
 
 class AdagradOptimizer(Optimizer):
     """`acc += grad^2; var -= lr * grad / sqrt(acc)`."""
 
     def __init__(self, learning_rate: Any, initial_accumulator_value: float = 0.1,
-                 use_locking: bool = False, name: str = "Adagrad") -> None:
+                 use_locking: bool = False, name: str = "Adagrad",
+                 lazy_sparse: bool = False) -> None:
         if initial_accumulator_value <= 0.0:
             raise ValueError("initial_accumulator_value must be positive: "
                              f"{initial_accumulator_value}")
-        super().__init__(use_locking, name)
+        super().__init__(use_locking, name, lazy_sparse)
         self._learning_rate = learning_rate
         self._initial_accumulator_value = initial_accumulator_value
 
@@ -218,8 +240,8 @@ class RMSPropOptimizer(Optimizer):
 
     def __init__(self, learning_rate: Any, decay: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-10, use_locking: bool = False, centered: bool = False,
-                 name: str = "RMSProp") -> None:
-        super().__init__(use_locking, name)
+                 name: str = "RMSProp", lazy_sparse: bool = False) -> None:
+        super().__init__(use_locking, name, lazy_sparse)
         self._learning_rate = learning_rate
         self._decay = decay
         self._momentum = momentum
@@ -274,4 +296,4 @@ class RMSPropOptimizer(Optimizer):
 
 
 __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
-           "AdagradOptimizer", "RMSPropOptimizer"]
+           "AdagradOptimizer", "RMSPropOptimizer", "LazyAdamOptimizer"]
