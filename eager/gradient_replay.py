@@ -33,8 +33,8 @@ from . import context
 from .eager_tensor import EagerTensor
 from .execute import record
 from .imperative_grad import imperative_grad
-from .jacobian_plans import (Uncacheable, ValueBlindGraph, own_gradients, plan_cache,
-                             stateless, tape_structure)
+from .jacobian_plans import (Uncacheable, ValueBlindGraph, detached, own_gradients,
+                             plan_cache, stateless, tape_structure)
 
 _state = context.state
 
@@ -142,7 +142,7 @@ def compile_replay(producers: dict, target: EagerTensor, source_ids: Sequence[in
         if g is not None and id(g) not in position:
             raise Uncacheable("a gradient that is not a tensor of the trace")
         results.append(None if g is None else position[id(g)])
-    plan = compile_plan(graph, fetches, feeds, name="gradient replay")
+    plan = detached(compile_plan(graph, fetches, feeds, name="gradient replay"))
     nbytes = sum(np.asarray(c).nbytes for c in constants)
     return ReplayPlan(plan, tuple(feed_ids), tuple(fills), tuple(constants), tuple(steps),
                       tuple(results), nbytes)

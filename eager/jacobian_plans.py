@@ -13,8 +13,8 @@ passes into one plan (`compile_hessian`), so a repeated Hessian runs no eager
 backward op at all.
 
 Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
-- what the trace reads of the tape: for every record reachable from the
-  target, in execution order, its op type, gradient name, attrs (by value),
+- what the trace reads of the tape: for every record of the tape, in
+  recorded order, its op type, gradient name, attrs (by value),
   the connectivity (tensor ids renumbered by first appearance, so the key
   says which inputs are the same tensor), the skipped inputs, and for each
   input and output slot whether it was kept and its shape and dtype;
@@ -48,8 +48,10 @@ caused it with TF's type.
 Lifetime and bounds: one `JacobianPlanCache` per thread, on the thread-local
 context (`context.state.jacobian_plans`), created on first use and freed with
 the thread; at most `max_entries` structures and `max_bytes` of plan
-constants, least recently used evicted first. Plans keep no recorded tensor
-alive (they hold only the graph of the converted program and its constants).
+constants, least recently used evicted first (eager/gradient_replay.py's
+replayed gradients share it). Plans keep no recorded tensor alive: `detached`
+drops a plan's references to its graph, whose captures name the values of the
+compiling call.
 """
 from __future__ import annotations
 
@@ -237,6 +239,16 @@ class CompiledJacobian:
         return [EagerTensor(np.asarray(next(it))) if c else None for c in self.connected]
 
 
+def detached(plan: Any) -> Any:
+    """`plan` without its references to the graph it was compiled from (only used to
+    name a failing op; a failing plan here is never reported, the ordinary path
+    reruns), so that graph and the recorded values its captures hold are freed."""
+    plan.line_ops = {}
+    plan.feed_tensors = []
+    plan.steps = None
+    return plan
+
+
 def own_gradients(producers: dict, canon: Dict[int, int]) -> None:
     """Every gradient function the trace may call is one of duograd's own."""
     for tid in canon:
@@ -296,7 +308,7 @@ def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[
             raise Uncacheable(f"stateful op {op.type} in the converted program")
         if op.type == "Const":
             nbytes += np.asarray(op.attrs["value"]).nbytes
-    plan = compile_plan(program, fetches, feeds, name="jacobian plan")
+    plan = detached(compile_plan(program, fetches, feeds, name="jacobian plan"))
     return CompiledJacobian(plan, tuple(feed_ids), tuple(g is not None for g in grads), nbytes)
 
 
@@ -367,7 +379,7 @@ def compile_hessian(tape: Any, target: EagerTensor, source_ids: Sequence[int],
     fetches = outputs
     nbytes = sum(np.asarray(op.attrs["value"]).nbytes for op in graph.get_operations()
                  if op.type == "Const")
-    plan = compile_plan(graph, fetches, feeds, name="hessian plan")
+    plan = detached(compile_plan(graph, fetches, feeds, name="hessian plan"))
     return CompiledJacobian(plan, tuple(feed_ids), tuple(True for _ in fetches), nbytes)
 
 

@@ -308,3 +308,27 @@ def test_a_persistent_tape_differentiates_its_own_replayed_gradient(cache):
         np.testing.assert_allclose(dy.numpy(), 3 * xv * xv)
         np.testing.assert_allclose(tape.gradient(dy, x).numpy(), 6 * xv)
     assert cache.hits == 3 and cache.compiled == 1
+
+
+def test_plans_keep_no_recorded_value_alive(cache):
+    """The compiling call's values are freed once the call is over (a plan holds only
+    its program and constants), for each kind of plan."""
+    import gc
+    import weakref
+
+    def nested(x):
+        return _nested_hessian(_exp_poly, x)
+
+    def hessian(x):
+        return _tape_hessian(_exp_poly, x)
+
+    for variant in (nested, hessian):
+        refs = []
+        for _ in range(3):
+            x = dg.constant(RNG.normal(size=4))
+            variant(x)
+            refs.append(weakref.ref(x))
+            del x
+        gc.collect()
+        assert all(ref() is None for ref in refs)
+    assert cache.compiled == 3
