@@ -24,6 +24,7 @@ to tensors that are not sources (gradients are sums over paths).
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
@@ -83,13 +84,16 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
 def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
     """The reverse sweep proper; raises RawPathUnsupported for what it does not do.
 
-    A tensor's gradient parts are summed as they arrive; once a sum is a fresh array
-    of the sweep's own (`owned`), later parts are added into it in place, as
-    hand-written code does (`gx += g`): no program has seen it, since a tensor's
-    gradient is complete, and handed on, only when its producer is reached."""
+    A tensor's gradient parts are summed as they arrive, in place (as hand-written
+    code does `gx += g`) when nothing but this sweep's dict can see the array so far:
+    it owns its memory, is writable, and its only references are the dict's and ours
+    (NumPy elides temporaries by the same reference-count test). A tensor's gradient
+    is complete, and handed on, only when its producer is reached, so no program has
+    seen the sum before; otherwise (a seed, a constant, an EagerTensor's value, a
+    view) a new array is made."""
     last = None
     get = grads.get
-    owned: set = set()
+    refcount = sys.getrefcount
     for record in reversed(producers.values()):
         if record is last:  # a multi-output record is stored once per output
             continue
@@ -149,9 +153,8 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
                 old = get(tid)
                 if old is None:
                     grads[tid] = g
-                elif tid in owned and g.dtype is old.dtype:
-                    np.add(old, g, out=old)
+                elif type(old) is _ndarray and old.base is None and refcount(old) == 3 \
+                        and g.dtype is old.dtype and old.flags.writeable:
+                    np.add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
                 else:
-                    total = grads[tid] = old + g
-                    if type(total) is _ndarray:
-                        owned.add(tid)
+                    grads[tid] = old + g

@@ -107,13 +107,47 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
         if s not in keep:
             releases[i].append(s)
     if len(steps) <= CODEGEN_LIMIT or signature is not None:
-        return _generate(steps, constants, releases, fetch_slots, feed_tensors, name, signature)
+        return _generate(steps, constants, releases, fetch_slots, feed_tensors, name, signature,
+                         _reused_temporaries(steps, releases))
     return _interpreted(steps, constants, releases, fetch_slots, feed_tensors, len(slot))
 
 
+def _plain_ufunc(kernel: Any) -> bool:
+    return type(kernel) is np.ufunc and kernel.nout == 1
+
+
+def _reused_temporaries(steps: list, releases: List[List[int]]) -> Dict[int, int]:
+    """{step: input slot its ufunc may write its result into}: NumPy's temporary
+    elision, decided statically. The input must be a fresh array another ufunc step
+    made (never a feed, constant or view) that only ufunc steps read (a ufunc keeps
+    no reference to its inputs and returns no view of them, so nothing else can see
+    the array), used for the last time here and only once, with the result's fully
+    known shape (rank 1 or more: a ufunc gives an array, not a NumPy scalar) and every
+    input's dtype equal to the result's (no casting)."""
+    read_by_other = {s for _, kernel, ins, _ in steps if not _plain_ufunc(kernel) for s in ins}
+    fresh = set()
+    reuse: Dict[int, int] = {}
+    for i, (op, kernel, ins, outs) in enumerate(steps):
+        if not _plain_ufunc(kernel) or len(outs) != 1:
+            continue
+        out = op.outputs[0]
+        dims = out.shape.dims
+        if not dims or None in dims or any(t.dtype is not out.dtype for t in op.inputs):
+            continue
+        for position, s in enumerate(ins):
+            if s in fresh and s not in read_by_other and s in releases[i] and \
+                    ins.count(s) == 1 and op.inputs[position].shape.dims == dims:
+                reuse[i] = s
+                break
+        fresh.add(outs[0])
+    return reuse
+
+
 def _generate(steps, constants, releases, fetch_slots, feed_tensors, name,
-              signature=None) -> _Plan:
-    """Straight-line Python: one kernel call per op on local variables."""
+              signature=None, reuse=None) -> _Plan:
+    """Straight-line Python: one kernel call per op on local variables (a ufunc
+    writing into a dead temporary where `reuse` says so)."""
+    reuse = reuse or {}
     def ref(s: int) -> str:
         if s < len(feed_tensors):
             return f"f{s}"
@@ -135,6 +169,8 @@ def _generate(steps, constants, releases, fetch_slots, feed_tensors, name,
         args = [ref(s) for s in ins]
         if op.op_def.stateful:
             args.insert(0, "R")
+        if i in reuse:
+            args.append(f"out={ref(reuse[i])}")
         call = f"k{i}({', '.join(args)})"
         targets = [ref(s) if s is not None else "_" for s in outs]
         if not outs:

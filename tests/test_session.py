@@ -112,3 +112,43 @@ def test_closed_session_and_context_manager(graph):
         assert z.eval({x: np.ones((1, 2))}) == 4.0
     with pytest.raises(RuntimeError):
         sess.run(z, {x: np.ones((1, 2))})
+
+
+def test_plans_reuse_dead_ufunc_temporaries_in_place():
+    """A chain of elementwise ops writes each result into the dead temporary before it
+    (NumPy's temporary elision, decided when the plan is compiled): peak memory of a
+    run is two arrays (the result, written over the chain's first temporary, and
+    tanh(a)), where fresh results would make it three."""
+    import tracemalloc
+    g = dg.Graph()
+    with g.as_default():
+        a = dg.placeholder(dg.float64, [512, 512])
+        out = dg.exp(dg.cos(dg.sin(a) * 2.0) + 1.0) - dg.tanh(a)
+    session = dg.Session(graph=g)
+    value = np.random.default_rng(0).standard_normal((512, 512))
+    expected = np.exp(np.cos(np.sin(value) * 2.0) + 1.0) - np.tanh(value)
+    session.run(out, {a: value})
+    tracemalloc.start()
+    try:
+        got = session.run(out, {a: value})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(got, expected)
+    assert peak < 2.5 * value.nbytes
+
+
+def test_plans_never_reuse_a_temporary_another_kind_of_op_reads():
+    """A reshape (a view) or a TensorArray may hold on to a temporary after its last
+    use in the plan: such a temporary is never written in place."""
+    g = dg.Graph()
+    with g.as_default():
+        a = dg.placeholder(dg.float64, [4])
+        t = dg.sin(a)
+        view = dg.reshape(t, [2, 2])
+        doubled = t * 2.0
+        later = dg.reshape(view, [4]) + doubled
+    value = np.array([0.1, 0.2, 0.3, 0.4])
+    got_view, got_later = dg.Session(graph=g).run([view, later], {a: value})
+    np.testing.assert_array_equal(got_view, np.sin(value).reshape(2, 2))
+    np.testing.assert_array_equal(got_later, np.sin(value) * 3.0)
