@@ -16,6 +16,7 @@ import pytest
 
 import duograd as dg
 import duograd.training.sparse_apply as sparse_apply
+from sparse_training import train_with_slices
 
 K = dg.keras.optimizers
 T = dg.compat.v1.train
@@ -168,31 +169,7 @@ def _slices(ids, values, rows=ROWS):
 
 def _train(make, mode, steps=STEPS, table=E0):
     """The table after each step, training with IndexedSlices gradients in `mode`."""
-    if mode == "graph":
-        with dg.Graph().as_default():
-            e = dg.Variable(table)
-            ids, values = dg.placeholder(dg.int32, (None,)), dg.placeholder(dg.float32)
-            grad = dg.IndexedSlices(values, ids, dg.constant(list(table.shape)))
-            train = make().apply_gradients([(grad, e)])
-            with dg.Session() as sess:
-                sess.run(dg.global_variables_initializer())
-                out = []
-                for i, x in steps:
-                    sess.run(train, {ids: i, values: x})
-                    out.append(sess.run(e))
-                return out
-    e = dg.Variable(table)
-    opt = make()
-    step = dg.function(lambda i, x: opt.apply_gradients(
-        [(dg.IndexedSlices(x, i, dg.constant(list(table.shape))), e)]))
-    out = []
-    for i, x in steps:
-        if mode == "eager":
-            opt.apply_gradients([(_slices(i, x, table.shape[0]), e)])
-        else:
-            step(dg.constant(i, dg.int32), dg.constant(x))
-        out.append(e.numpy())
-    return out
+    return train_with_slices(make, mode, steps, table)
 
 
 @pytest.mark.parametrize("mode", ["eager", "function", "graph"])

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import duograd as dg
+from sparse_training import train_with_slices
 from optimizer_inputs import B0, E0, GB, GW, SPARSE_STEPS, W0
 
 O = dg.keras.optimizers
@@ -253,32 +254,7 @@ def _run_dense(make, mode, grads=None):
 
 def _run_sparse(make, mode):
     """Three steps on the embedding E0 with IndexedSlices gradients."""
-    def slices(i, x):
-        return dg.IndexedSlices(x, i, dg.constant([5, 2]))
-    if mode == "graph":
-        with dg.Graph().as_default():
-            e = dg.Variable(E0)
-            idx, vals = dg.placeholder(dg.int32, (3,)), dg.placeholder(dg.float32, (3, 2))
-            train = make().apply_gradients([(slices(idx, vals), e)])
-            with dg.Session() as sess:
-                sess.run(dg.global_variables_initializer())
-                out = []
-                for i, x in SPARSE_STEPS:
-                    sess.run(train, {idx: i, vals: x})
-                    out.append(sess.run(e))
-                return out
-    e = dg.Variable(E0)
-    opt = make()
-    step = dg.function(lambda i, x: opt.apply_gradients([(slices(i, x), e)]))
-    out = []
-    for i, x in SPARSE_STEPS:
-        i, x = dg.constant(i), dg.constant(x, dg.float32)
-        if mode == "eager":
-            opt.apply_gradients([(slices(i, x), e)])
-        else:
-            step(i, x)
-        out.append(e.numpy())
-    return out
+    return train_with_slices(make, mode, SPARSE_STEPS, E0)
 
 
 MODES = ["eager", "function", "graph"]
