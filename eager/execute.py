@@ -1,9 +1,9 @@
 """Runs one op eagerly: the kernel on NumPy values, then the tapes.
 
-This is the eager half of `apply_op` and the hottest path of the library:
-no work beyond the kernel call and the wrapping when no tape is recording.
-`execute_unary` / `execute_binary` are the same path specialised for the
-common one- and two-input ops without attrs.
+This is the eager half of `apply_op`: no work beyond the kernel call and the
+wrapping when no tape is recording. The common one- and two-input ops without
+attrs take the same path specialised in one frame (`apply_unary` /
+`apply_binary` in ops/op_helpers.py), with the error helpers defined here.
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from . import context
 from .eager_tensor import EagerTensor
 
 _state = context.state
-_NO_ATTRS: dict = {}
 KERNEL_ERRORS = (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError)
 
 
@@ -53,57 +52,6 @@ def not_eager_error(op_def: Any, inputs: Sequence[Any]) -> TypeError:
 
 def dtype_error(op_def: Any, x: EagerTensor) -> InvalidArgumentError:
     return InvalidArgumentError(None, None, op_def.dtype_error(x.dtype))
-
-
-def execute_unary(op_def: Any, x: EagerTensor) -> EagerTensor:
-    """`execute` for a simple one-input op without attrs."""
-    try:
-        array = x.array
-    except AttributeError:
-        raise not_eager_error(op_def, (x,)) from None
-    kinds = op_def.input_kinds
-    if kinds is not None and array.dtype.kind not in kinds:
-        raise dtype_error(op_def, x)
-    try:
-        out = EagerTensor(op_def.kernel(array))
-    except OpError:
-        raise
-    except KERNEL_ERRORS as error:
-        raise kernel_error(op_def, (x,), error) from None
-    state = _state
-    tapes = state.tapes
-    if tapes or state.accumulators:
-        if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
-            tapes[0].record_unary(op_def, x, out)
-        else:
-            record(op_def, _NO_ATTRS, (x,), (out,))
-    return out
-
-
-def execute_binary(op_def: Any, x: EagerTensor, y: EagerTensor) -> EagerTensor:
-    """`execute` for a simple two-input op without attrs."""
-    try:
-        a = x.array
-        b = y.array
-    except AttributeError:
-        raise not_eager_error(op_def, (x, y)) from None
-    kinds = op_def.input_kinds
-    if kinds is not None and a.dtype.kind not in kinds:
-        raise dtype_error(op_def, x)
-    try:
-        out = EagerTensor(op_def.kernel(a, b))
-    except OpError:
-        raise
-    except KERNEL_ERRORS as error:
-        raise kernel_error(op_def, (x, y), error) from None
-    state = _state
-    tapes = state.tapes
-    if tapes or state.accumulators:
-        if len(tapes) == 1 and not state.accumulators and not state.gradient_overrides:
-            tapes[0].record_binary(op_def, x, y, out)
-        else:
-            record(op_def, _NO_ATTRS, (x, y), (out,))
-    return out
 
 
 def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:

@@ -38,7 +38,7 @@ class OpDef:
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
                  "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
                  "is_stateful", "side_effects", "same_dtype", "_reads_by_skip", "tape_plans",
-                 "adjoint_programs")
+                 "adjoint_programs", "fast_dtype")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -73,6 +73,10 @@ class OpDef:
         self.tape_plans: Any = None
         # Its gradient traced per signature for the raw sweep (eager/adjoint_programs.py).
         self.adjoint_programs: Any = None
+        # The last NumPy input dtype the eager fast path accepted for this op (a memo of
+        # ops/op_helpers.py, compared by identity; a miss runs the full checks): None
+        # until then, and never set for an op that is not `simple`.
+        self.fast_dtype: Any = None
 
     def inputs_read_by_gradient(self, skip: frozenset) -> Any:
         """The input indices the gradient reads when the inputs in `skip` need no

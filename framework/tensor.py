@@ -7,6 +7,7 @@ the op library (DESIGN.md: framework <- ops).
 from __future__ import annotations
 
 import itertools
+import types
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 if TYPE_CHECKING:
@@ -19,9 +20,25 @@ _operators: Dict[str, Callable] = {}
 new_tensor_id = itertools.count(1).__next__
 
 
+# Operators whose method receives (self, other) in the op's own argument order.
+_METHODS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
+            "truediv": "__truediv__", "floordiv": "__floordiv__", "mod": "__mod__",
+            "pow": "__pow__", "matmul": "__matmul__", "negative": "__neg__", "abs": "__abs__",
+            "logical_not": "__invert__", "logical_and": "__and__", "logical_or": "__or__",
+            "logical_xor": "__xor__", "less": "__lt__", "less_equal": "__le__",
+            "greater": "__gt__", "greater_equal": "__ge__", "getitem": "__getitem__"}
+
+
 def register_operator(name: str, func: Callable) -> None:
-    """Binds an operator name ('add', 'getitem', ...) to the op implementing it."""
+    """Binds an operator name ('add', 'getitem', ...) to the op implementing it.
+
+    A plain function bound to an operator in `_METHODS` also becomes that method of
+    Tensor itself, so `x * y` calls the op's function directly (one call and a table
+    look-up less on eager mode's hottest path); subclasses' own methods still win."""
     _operators[name] = func
+    method = _METHODS.get(name)
+    if method is not None and isinstance(func, types.FunctionType):
+        setattr(Tensor, method, func)
 
 
 def call_operator(name: str, *args: Any) -> Any:

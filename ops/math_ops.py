@@ -4,7 +4,6 @@ Each op is one `declare_op` line group; its gradient is in grad_registry/math_gr
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Optional
 
 import numpy as np
@@ -351,9 +350,6 @@ for _name, _func in [("add", add), ("subtract", subtract), ("multiply", multiply
                      ("equal", equal), ("not_equal", not_equal),
                      ("tensor_equals", tensor_equals), ("tensor_not_equals", tensor_not_equals)]:
     register_operator(_name, _func)  # type: ignore[arg-type]  # mypy joins the signatures to `function`
-# `+ - *` straight to apply_binary (the hot operators: one Python frame less each).
-for _name, _op in [("add", ADD), ("subtract", SUB), ("multiply", MUL)]:
-    register_operator(_name, functools.partial(apply_binary, _op))
 
 __all__ = ["cast", "add", "subtract", "multiply", "truediv", "divide", "floordiv", "mod", "pow",
            "maximum", "minimum", "negative", "sin", "cos", "tanh", "exp", "log", "log1p",

@@ -8,12 +8,12 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework.dtypes import from_numpy
-from ..framework.errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.op_def import OpDef
 from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
-from ..eager.execute import execute_binary, execute_unary
-from .dispatch import apply_op
+from ..eager.execute import KERNEL_ERRORS, dtype_error, kernel_error, record
+from .dispatch import NO_ATTRS, apply_op
 
 _state = context.state
 
@@ -76,34 +76,100 @@ def scalar_operand(value: Any, np_dtype: Any, dtype: Any = None) -> EagerTensor:
     return tensor
 
 
+def fast_path_accepts(op_def: OpDef, x: EagerTensor, y: Optional[EagerTensor] = None) -> bool:
+    """The full checks behind the `op_def.fast_dtype` memo, run when it misses.
+
+    True (and the memo set) when the eager fast path may run `op_def` on these eager
+    inputs; False when the general path must (an op that is not `simple`, or two inputs
+    of different dtypes: the general path raises TF's error for those); TF's
+    InvalidArgumentError for a first input of a dtype the op does not accept."""
+    if not op_def.simple:
+        return False
+    dtype = x.array.dtype
+    if y is not None and y.array.dtype != dtype:
+        return False
+    kinds = op_def.input_kinds
+    if kinds is not None and dtype.kind not in kinds:
+        raise dtype_error(op_def, x)
+    op_def.fast_dtype = dtype
+    return True
+
+
 def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
-    """A binary elementwise op; the eager fast path skips all conversion work."""
-    if _state.graph is None and op_def.simple:
-        tx, ty = type(x), type(y)
+    """A binary elementwise op.
+
+    The eager fast path (eager tensors or Python scalars, a simple op, a dtype the op
+    accepted before) runs the kernel and records on the tapes in this one frame;
+    anything else is converted by `binary_operands` and goes through `apply_op`."""
+    values = _state.__dict__  # this thread's context: one thread-local look-up, not three
+    if values["graph"] is None:
+        tx = type(x)
+        ty = type(y)
+        fast = True
         if tx is EagerTensor:
-            if ty is EagerTensor:
-                xd, yd = x.array.dtype, y.array.dtype
-                if xd is yd or xd == yd:  # (identity first: dtype == is a slow compare)
-                    return execute_binary(op_def, x, y)
-            elif ty is float or ty is int:
-                np_dtype = x.array.dtype  # scalar_operand's cache hit, inline (`x * 0.5`)
-                by_dtype = _state.scalar_operands.get(np_dtype)
-                operand = by_dtype.get(y) if by_dtype is not None else None
-                return execute_binary(op_def, x, operand if operand is not None
-                                      else scalar_operand(y, np_dtype))
-        elif ty is EagerTensor:
-            if tx is float or tx is int:
-                return execute_binary(op_def, scalar_operand(x, y.array.dtype), y)
+            if ty is not EagerTensor:
+                if ty is float or ty is int:  # `x * 0.5`: scalar_operand's cache hit, inline
+                    np_dtype = x.array.dtype
+                    by_dtype = values["scalar_operands"].get(np_dtype)
+                    operand = by_dtype.get(y) if by_dtype is not None else None
+                    y = operand if operand is not None else scalar_operand(y, np_dtype)
+                else:
+                    fast = False
+        elif ty is EagerTensor and (tx is float or tx is int):
+            x = scalar_operand(x, y.array.dtype)
+        else:
+            fast = False
+        if fast:
+            a = x.array
+            b = y.array
+            dtype = a.dtype
+            if (dtype is op_def.fast_dtype and b.dtype is dtype) or \
+                    fast_path_accepts(op_def, x, y):
+                try:
+                    out = EagerTensor(op_def.kernel(a, b))
+                except OpError:
+                    raise
+                except KERNEL_ERRORS as error:
+                    raise kernel_error(op_def, (x, y), error) from None
+                tapes = values["tapes"]
+                accumulators = values["accumulators"]
+                if tapes or accumulators:
+                    if len(tapes) == 1 and not accumulators and not values["gradient_overrides"]:
+                        tapes[0].record_binary(op_def, x, y, out)
+                    else:
+                        record(op_def, NO_ATTRS, (x, y), (out,))
+                return out
     x, y = binary_operands(op_def.type, x, y)
     return apply_op(op_def, (x, y), name=name)
 
 
 def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Optional[dict] = None) -> Any:
-    """A one-input op; converts non-tensors first."""
-    if type(x) is not EagerTensor:
+    """A one-input op.
+
+    The eager fast path (an eager tensor, no attrs, a simple op, a dtype the op accepted
+    before) runs the kernel and records on the tapes in this one frame; anything else
+    is converted and goes through `apply_op`."""
+    if type(x) is EagerTensor and attrs is None:
+        values = _state.__dict__  # this thread's context: one thread-local look-up
+        if values["graph"] is None:
+            array = x.array
+            if array.dtype is op_def.fast_dtype or fast_path_accepts(op_def, x):
+                try:
+                    out = EagerTensor(op_def.kernel(array))
+                except OpError:
+                    raise
+                except KERNEL_ERRORS as error:
+                    raise kernel_error(op_def, (x,), error) from None
+                tapes = values["tapes"]
+                accumulators = values["accumulators"]
+                if tapes or accumulators:
+                    if len(tapes) == 1 and not accumulators and not values["gradient_overrides"]:
+                        tapes[0].record_unary(op_def, x, out)
+                    else:
+                        record(op_def, NO_ATTRS, (x,), (out,))
+                return out
+    elif type(x) is not EagerTensor:
         x = convert_to_tensor(x)
-    elif not attrs and op_def.simple and _state.graph is None:
-        return execute_unary(op_def, x)
     if attrs:
         return apply_op(op_def, (x,), attrs, name)
     return apply_op(op_def, (x,), name=name)
