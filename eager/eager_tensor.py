@@ -1,7 +1,7 @@
 """EagerTensor: an immutable NumPy value with a tape identity."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -15,11 +15,13 @@ class EagerTensor(Tensor):
     """A concrete tensor: `array` is the NumPy value it wraps, never mutated."""
 
     __slots__ = ("array", "tensor_id", "_shape", "__weakref__")
+    _shape: TensorShape  # set on first use of `shape`
 
     def __init__(self, array: Any) -> None:
+        # The eager fast paths (ops/op_helpers.py) build tensors inline, without this
+        # frame: allocate, then set exactly these two; `_shape` is set on first use.
         self.array = array
         self.tensor_id = new_tensor_id()
-        self._shape: Optional[TensorShape] = None
 
     @property
     def dtype(self) -> DType:
@@ -32,10 +34,11 @@ class EagerTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
-        shape = self._shape
-        if shape is None:
+        try:
+            return self._shape
+        except AttributeError:  # not computed yet
             shape = self._shape = shape_from_dims(self.array.shape)
-        return shape
+            return shape
 
     @property
     def ndim(self) -> int:

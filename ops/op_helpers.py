@@ -10,12 +10,14 @@ from ..eager.eager_tensor import EagerTensor
 from ..framework.dtypes import from_numpy
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.op_def import OpDef
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, new_tensor_id
 from .constant_op import convert_to_tensor
 from ..eager.execute import KERNEL_ERRORS, dtype_error, kernel_error, record
 from .dispatch import NO_ATTRS, apply_op
 
 _state = context.state
+# Allocates an EagerTensor without running its __init__ (see EagerTensor.__init__).
+_allocate = object.__new__
 
 
 def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
@@ -126,11 +128,14 @@ def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> A
             if (dtype is op_def.fast_dtype and b.dtype is dtype) or \
                     fast_path_accepts(op_def, x, y):
                 try:
-                    out = EagerTensor(op_def.kernel(a, b))
+                    result = op_def.kernel(a, b)
                 except OpError:
                     raise
                 except KERNEL_ERRORS as error:
                     raise kernel_error(op_def, (x, y), error) from None
+                out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
+                out.array = result
+                out.tensor_id = new_tensor_id()
                 tapes = values["tapes"]
                 accumulators = values["accumulators"]
                 if tapes or accumulators:
@@ -155,11 +160,14 @@ def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Option
             array = x.array
             if array.dtype is op_def.fast_dtype or fast_path_accepts(op_def, x):
                 try:
-                    out = EagerTensor(op_def.kernel(array))
+                    result = op_def.kernel(array)
                 except OpError:
                     raise
                 except KERNEL_ERRORS as error:
                     raise kernel_error(op_def, (x,), error) from None
+                out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
+                out.array = result
+                out.tensor_id = new_tensor_id()
                 tapes = values["tapes"]
                 accumulators = values["accumulators"]
                 if tapes or accumulators:

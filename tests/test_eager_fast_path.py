@@ -68,3 +68,18 @@ def test_a_graph_tensor_given_to_an_eager_op_is_a_type_error():
         dg.sin(p)
     with pytest.raises(TypeError):
         x * p
+
+
+def test_fast_path_tensors_are_complete_eager_tensors():
+    from duograd.eager.eager_tensor import EagerTensor
+
+    x = dg.constant(F64)
+    made = [dg.sin(x), x * 0.5, x + x]
+    built = EagerTensor(np.sin(F64))  # the constructor: what the fast path builds inline
+    for t in made:
+        assert type(t) is EagerTensor
+        for slot in EagerTensor.__slots__:
+            if slot != "__weakref__":
+                assert hasattr(t, slot) == hasattr(built, slot), slot
+        assert t.shape == [2] and t.shape.rank == 1
+    assert len({t.tensor_id for t in made + [x, built]}) == 5
