@@ -15,7 +15,7 @@ from ..framework.tensor import Tensor, register_operator
 from ..framework.tensor_shape import broadcast_shapes
 from .complex_ops import conj, conj_if_complex, imag, real  # noqa: F401 (math_ops.conj, as in TF)
 from .constant_op import convert_to_tensor
-from .op_helpers import apply_binary, apply_unary, binary_operands
+from .op_helpers import apply_binary, apply_unary, binary_function, binary_operands, unary_function
 from .shape_rules import broadcast_binary, broadcast_compare, elementwise_unary
 
 FLOAT = "fc"          # float and complex inputs
@@ -61,17 +61,16 @@ MAXIMUM = _binary("Maximum", np.maximum, "fiu")
 MINIMUM = _binary("Minimum", np.minimum, "fiu")
 
 
-def add(x: Any, y: Any, name: Optional[str] = None):
-    """x + y elementwise, with broadcasting."""
-    return apply_binary(ADD, x, y, name)
+add = binary_function(ADD, "add", __name__, "x + y elementwise, with broadcasting.")
 
 
-def subtract(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(SUB, x, y, name)
+subtract = binary_function(SUB, "subtract", __name__)
 
 
-def multiply(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(MUL, x, y, name)
+multiply = binary_function(MUL, "multiply", __name__)
+
+
+_real_div = binary_function(REAL_DIV)
 
 
 def _int_truediv_operands(x, y):
@@ -86,36 +85,31 @@ def truediv(x: Any, y: Any, name: Optional[str] = None):
     """x / y; integer inputs are converted to float (int32 -> float64), as in TF."""
     if type(x) is EagerTensor and type(y) is EagerTensor and x.array.dtype.kind in "fc" and \
             x.array.dtype == y.array.dtype:
-        return apply_binary(REAL_DIV, x, y, name)
+        return _real_div(x, y, name)
     if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype != y.dtype:
         raise TypeError(f"x and y must have the same dtype, got {x.dtype.name} != "
                         f"{y.dtype.name}")  # TF checks this in Python, in both modes
     x, y = _int_truediv_operands(x, y)
-    return apply_binary(REAL_DIV, x, y, name)
+    return _real_div(x, y, name)
 
 
 def divide(x: Any, y: Any, name: Optional[str] = None):
     return truediv(x, y, name)
 
 
-def floordiv(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(FLOOR_DIV, x, y, name)
+floordiv = binary_function(FLOOR_DIV, "floordiv", __name__)
 
 
-def mod(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(FLOOR_MOD, x, y, name)
+mod = binary_function(FLOOR_MOD, "mod", __name__)
 
 
-def pow(x: Any, y: Any, name: Optional[str] = None):  # noqa: A001 (TF's name)
-    return apply_binary(POW, x, y, name)
+pow = binary_function(POW, "pow", __name__)  # noqa: A001 (TF's name)
 
 
-def maximum(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(MAXIMUM, x, y, name)
+maximum = binary_function(MAXIMUM, "maximum", __name__)
 
 
-def minimum(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(MINIMUM, x, y, name)
+minimum = binary_function(MINIMUM, "minimum", __name__)
 
 
 # -- unary ------------------------------------------------------------------
@@ -173,66 +167,53 @@ TANH_GRAD = _binary("TanhGrad", _tanh_grad_kernel, FLOAT)
 SIGMOID_GRAD = _binary("SigmoidGrad", _sigmoid_grad_kernel, FLOAT)
 
 
-def tanh_grad(y: Any, dy: Any, name: Optional[str] = None):
-    """dy * (1 - y**2): the gradient of tanh given its output y."""
-    return apply_binary(TANH_GRAD, y, dy, name)
+tanh_grad = binary_function(TANH_GRAD, "tanh_grad", __name__,
+                            "tanh_grad(y, dy): dy * (1 - y**2), the gradient of tanh given "
+                            "its output y.")
 
 
-def sigmoid_grad(y: Any, dy: Any, name: Optional[str] = None):
-    """dy * y * (1 - y): the gradient of sigmoid given its output y."""
-    return apply_binary(SIGMOID_GRAD, y, dy, name)
+sigmoid_grad = binary_function(SIGMOID_GRAD, "sigmoid_grad", __name__,
+                               "sigmoid_grad(y, dy): dy * y * (1 - y), the gradient of sigmoid "
+                               "given its output y.")
 
 
-def negative(x: Any, name: Optional[str] = None):
-    return apply_unary(NEG, x, name)
+negative = unary_function(NEG, "negative", __name__)
 
 
-def sin(x: Any, name: Optional[str] = None):
-    return apply_unary(SIN, x, name)
+sin = unary_function(SIN, "sin", __name__)
 
 
-def cos(x: Any, name: Optional[str] = None):
-    return apply_unary(COS, x, name)
+cos = unary_function(COS, "cos", __name__)
 
 
-def tanh(x: Any, name: Optional[str] = None):
-    return apply_unary(TANH, x, name)
+tanh = unary_function(TANH, "tanh", __name__)
 
 
-def exp(x: Any, name: Optional[str] = None):
-    return apply_unary(EXP, x, name)
+exp = unary_function(EXP, "exp", __name__)
 
 
-def log(x: Any, name: Optional[str] = None):
-    return apply_unary(LOG, x, name)
+log = unary_function(LOG, "log", __name__)
 
 
-def log1p(x: Any, name: Optional[str] = None):
-    return apply_unary(LOG1P, x, name)
+log1p = unary_function(LOG1P, "log1p", __name__)
 
 
-def sqrt(x: Any, name: Optional[str] = None):
-    return apply_unary(SQRT, x, name)
+sqrt = unary_function(SQRT, "sqrt", __name__)
 
 
-def rsqrt(x: Any, name: Optional[str] = None):
-    return apply_unary(RSQRT, x, name)
+rsqrt = unary_function(RSQRT, "rsqrt", __name__)
 
 
-def square(x: Any, name: Optional[str] = None):
-    return apply_unary(SQUARE, x, name)
+square = unary_function(SQUARE, "square", __name__)
 
 
-def abs(x: Any, name: Optional[str] = None):  # noqa: A001 (TF's name)
-    return apply_unary(ABS, x, name)
+abs = unary_function(ABS, "abs", __name__)  # noqa: A001 (TF's name)
 
 
-def sign(x: Any, name: Optional[str] = None):
-    return apply_unary(SIGN, x, name)
+sign = unary_function(SIGN, "sign", __name__)
 
 
-def sigmoid(x: Any, name: Optional[str] = None):
-    return apply_unary(SIGMOID, x, name)
+sigmoid = unary_function(SIGMOID, "sigmoid", __name__)
 
 
 # -- cast ------------------------------------------------------------------
@@ -274,12 +255,10 @@ LOGICAL_OR = _compare("LogicalOr", np.logical_or, "b")
 LOGICAL_NOT = declare_op("LogicalNot", np.logical_not, _float_rule, input_kinds="b", grad_inputs=())
 
 
-def equal(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(EQUAL, x, y, name)
+equal = binary_function(EQUAL, "equal", __name__)
 
 
-def not_equal(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(NOT_EQUAL, x, y, name)
+not_equal = binary_function(NOT_EQUAL, "not_equal", __name__)
 
 
 def tensor_equals(x: Any, y: Any) -> Any:
@@ -304,20 +283,16 @@ def _value_comparison(op_def: Any, x: Any, y: Any, incompatible: bool) -> Any:
     return apply_binary(op_def, x, y)
 
 
-def less(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(LESS, x, y, name)
+less = binary_function(LESS, "less", __name__)
 
 
-def less_equal(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(LESS_EQUAL, x, y, name)
+less_equal = binary_function(LESS_EQUAL, "less_equal", __name__)
 
 
-def greater(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(GREATER, x, y, name)
+greater = binary_function(GREATER, "greater", __name__)
 
 
-def greater_equal(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(GREATER_EQUAL, x, y, name)
+greater_equal = binary_function(GREATER_EQUAL, "greater_equal", __name__)
 
 
 def _bool_operand(value: Any) -> Any:

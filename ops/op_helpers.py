@@ -1,7 +1,7 @@
 """Helpers shared by the public op wrappers: input conversion with TF's dtype rules."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
@@ -97,87 +97,124 @@ def fast_path_accepts(op_def: OpDef, x: EagerTensor, y: Optional[EagerTensor] = 
     return True
 
 
-def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
-    """A binary elementwise op.
+def binary_function(op_def: OpDef, public_name: Optional[str] = None,
+                    module: Optional[str] = None, doc: Optional[str] = None) -> Callable[..., Any]:
+    """The function `f(x, y, name=None)` that runs two-input op `op_def` (a public op, or
+    the one `apply_binary` calls when `public_name` is None).
 
-    The eager fast path (eager tensors or Python scalars, a simple op, a dtype the op
-    accepted before) runs the kernel and records on the tapes in this one frame;
+    Its eager fast path (eager tensors or Python scalars, a simple op, a dtype the op
+    accepted before: see `fast_path_accepts`) runs the kernel and records on the tapes
+    in this one frame, so that `dg.multiply(x, y)` and `x * y` cost one Python call;
     anything else is converted by `binary_operands` and goes through `apply_op`."""
-    values = _state.__dict__  # this thread's context: one thread-local look-up, not three
-    if values["graph"] is None:
-        tx = type(x)
-        ty = type(y)
-        fast = True
-        if tx is EagerTensor:
-            if ty is not EagerTensor:
-                if ty is float or ty is int:  # `x * 0.5`: scalar_operand's cache hit, inline
-                    np_dtype = x.array.dtype
-                    by_dtype = values["scalar_operands"].get(np_dtype)
-                    operand = by_dtype.get(y) if by_dtype is not None else None
-                    y = operand if operand is not None else scalar_operand(y, np_dtype)
-                else:
-                    fast = False
-        elif ty is EagerTensor and (tx is float or tx is int):
-            x = scalar_operand(x, y.array.dtype)
-        else:
-            fast = False
-        if fast:
-            a = x.array
-            b = y.array
-            dtype = a.dtype
-            if (dtype is op_def.fast_dtype and b.dtype is dtype) or \
-                    fast_path_accepts(op_def, x, y):
-                try:
-                    result = op_def.kernel(a, b)
-                except OpError:
-                    raise
-                except KERNEL_ERRORS as error:
-                    raise kernel_error(op_def, (x, y), error) from None
-                out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
-                out.array = result
-                out.tensor_id = new_tensor_id()
-                tapes = values["tapes"]
-                accumulators = values["accumulators"]
-                if tapes or accumulators:
-                    if len(tapes) == 1 and not accumulators and not values["gradient_overrides"]:
-                        tapes[0].record_binary(op_def, x, y, out)
+    def binary_op(x: Any, y: Any, name: Optional[str] = None) -> Any:
+        values = _state.__dict__  # this thread's context: one thread-local look-up
+        if values["graph"] is None:
+            tx = type(x)
+            ty = type(y)
+            fast = True
+            if tx is EagerTensor:
+                if ty is not EagerTensor:
+                    if ty is float or ty is int:  # `x * 0.5`: scalar_operand's cache, inline
+                        np_dtype = x.array.dtype
+                        by_dtype = values["scalar_operands"].get(np_dtype)
+                        operand = by_dtype.get(y) if by_dtype is not None else None
+                        y = operand if operand is not None else scalar_operand(y, np_dtype)
                     else:
-                        record(op_def, NO_ATTRS, (x, y), (out,))
-                return out
-    x, y = binary_operands(op_def.type, x, y)
-    return apply_op(op_def, (x, y), name=name)
+                        fast = False
+            elif ty is EagerTensor and (tx is float or tx is int):
+                x = scalar_operand(x, y.array.dtype)
+            else:
+                fast = False
+            if fast:
+                a = x.array
+                b = y.array
+                dtype = a.dtype
+                if (dtype is op_def.fast_dtype and b.dtype is dtype) or \
+                        fast_path_accepts(op_def, x, y):
+                    try:
+                        result = op_def.kernel(a, b)
+                    except OpError:
+                        raise
+                    except KERNEL_ERRORS as error:
+                        raise kernel_error(op_def, (x, y), error) from None
+                    out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
+                    out.array = result
+                    out.tensor_id = new_tensor_id()
+                    tapes = values["tapes"]
+                    accumulators = values["accumulators"]
+                    if tapes or accumulators:
+                        if len(tapes) == 1 and not accumulators and \
+                                not values["gradient_overrides"]:
+                            tapes[0].record_binary(op_def, x, y, out)
+                        else:
+                            record(op_def, NO_ATTRS, (x, y), (out,))
+                    return out
+        x, y = binary_operands(op_def.type, x, y)
+        return apply_op(op_def, (x, y), name=name)
+    return _named(binary_op, op_def, public_name, module, doc)
+
+
+def unary_function(op_def: OpDef, public_name: Optional[str] = None,
+                   module: Optional[str] = None, doc: Optional[str] = None) -> Callable[..., Any]:
+    """The function `f(x, name=None)` that runs one-input op `op_def` without attrs (a
+    public op, or the one `apply_unary` calls when `public_name` is None).
+
+    Its eager fast path (an eager tensor, a simple op, a dtype the op accepted before:
+    see `fast_path_accepts`) runs the kernel and records on the tapes in this one frame;
+    anything else is converted and goes through `apply_op`."""
+    def unary_op(x: Any, name: Optional[str] = None) -> Any:
+        if type(x) is EagerTensor:
+            values = _state.__dict__  # this thread's context: one thread-local look-up
+            if values["graph"] is None:
+                array = x.array
+                if array.dtype is op_def.fast_dtype or fast_path_accepts(op_def, x):
+                    try:
+                        result = op_def.kernel(array)
+                    except OpError:
+                        raise
+                    except KERNEL_ERRORS as error:
+                        raise kernel_error(op_def, (x,), error) from None
+                    out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
+                    out.array = result
+                    out.tensor_id = new_tensor_id()
+                    tapes = values["tapes"]
+                    accumulators = values["accumulators"]
+                    if tapes or accumulators:
+                        if len(tapes) == 1 and not accumulators and \
+                                not values["gradient_overrides"]:
+                            tapes[0].record_unary(op_def, x, out)
+                        else:
+                            record(op_def, NO_ATTRS, (x,), (out,))
+                    return out
+        else:
+            x = convert_to_tensor(x)
+        return apply_op(op_def, (x,), name=name)
+    return _named(unary_op, op_def, public_name, module, doc)
+
+
+def _named(function: Any, op_def: OpDef, public_name: Optional[str], module: Optional[str],
+           doc: Optional[str]) -> Any:
+    """`function` named as the public op it is (or, unnamed, memoised on `op_def`)."""
+    if public_name is None:
+        op_def.fast_function = function
+        return function
+    function.__name__ = function.__qualname__ = public_name
+    if module is not None:
+        function.__module__ = module
+    function.__doc__ = doc
+    return function
+
+
+def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
+    """A two-input op, run by `op_def`'s `binary_function` (made on first use)."""
+    return (op_def.fast_function or binary_function(op_def))(x, y, name)
 
 
 def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Optional[dict] = None) -> Any:
-    """A one-input op.
-
-    The eager fast path (an eager tensor, no attrs, a simple op, a dtype the op accepted
-    before) runs the kernel and records on the tapes in this one frame; anything else
-    is converted and goes through `apply_op`."""
-    if type(x) is EagerTensor and attrs is None:
-        values = _state.__dict__  # this thread's context: one thread-local look-up
-        if values["graph"] is None:
-            array = x.array
-            if array.dtype is op_def.fast_dtype or fast_path_accepts(op_def, x):
-                try:
-                    result = op_def.kernel(array)
-                except OpError:
-                    raise
-                except KERNEL_ERRORS as error:
-                    raise kernel_error(op_def, (x,), error) from None
-                out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
-                out.array = result
-                out.tensor_id = new_tensor_id()
-                tapes = values["tapes"]
-                accumulators = values["accumulators"]
-                if tapes or accumulators:
-                    if len(tapes) == 1 and not accumulators and not values["gradient_overrides"]:
-                        tapes[0].record_unary(op_def, x, out)
-                    else:
-                        record(op_def, NO_ATTRS, (x,), (out,))
-                return out
-    elif type(x) is not EagerTensor:
+    """A one-input op: without attrs, run by `op_def`'s `unary_function` (made on first
+    use); with attrs, converted and run by `apply_op`."""
+    if attrs is None:
+        return (op_def.fast_function or unary_function(op_def))(x, name)
+    if type(x) is not EagerTensor:
         x = convert_to_tensor(x)
-    if attrs:
-        return apply_op(op_def, (x,), attrs, name)
-    return apply_op(op_def, (x,), name=name)
+    return apply_op(op_def, (x,), attrs, name)
