@@ -109,25 +109,26 @@ def binary_function(op_def: OpDef, public_name: Optional[str] = None,
     def binary_op(x: Any, y: Any, name: Optional[str] = None) -> Any:
         values = _state.__dict__  # this thread's context: one thread-local look-up
         if values["graph"] is None:
-            tx = type(x)
             ty = type(y)
             fast = True
-            if tx is EagerTensor:
-                if ty is not EagerTensor:
-                    if ty is float or ty is int:  # `x * 0.5`: scalar_operand's cache, inline
-                        np_dtype = x.array.dtype
-                        by_dtype = values["scalar_operands"].get(np_dtype)
-                        operand = by_dtype.get(y) if by_dtype is not None else None
-                        y = operand if operand is not None else scalar_operand(y, np_dtype)
-                    else:
-                        fast = False
-            elif ty is EagerTensor and (tx is float or tx is int):
-                x = scalar_operand(x, y.array.dtype)
+            if type(x) is EagerTensor:
+                a = x.array
+                if ty is EagerTensor:
+                    b = y.array
+                elif ty is float or ty is int:  # `x * 0.5`: scalar_operand's cache, inline
+                    by_dtype = values["scalar_operands"].get(a.dtype)
+                    operand = by_dtype.get(y) if by_dtype is not None else None
+                    y = operand if operand is not None else scalar_operand(y, a.dtype)
+                    b = y.array
+                else:
+                    fast = False
+            elif ty is EagerTensor and (type(x) is float or type(x) is int):
+                b = y.array
+                x = scalar_operand(x, b.dtype)
+                a = x.array
             else:
                 fast = False
             if fast:
-                a = x.array
-                b = y.array
                 dtype = a.dtype
                 if (dtype is op_def.fast_dtype and b.dtype is dtype) or \
                         fast_path_accepts(op_def, x, y):
