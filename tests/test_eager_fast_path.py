@@ -83,3 +83,14 @@ def test_fast_path_tensors_are_complete_eager_tensors():
                 assert hasattr(t, slot) == hasattr(built, slot), slot
         assert t.shape == [2] and t.shape.rank == 1
     assert len({t.tensor_id for t in made + [x, built]}) == 5
+
+
+def test_generated_op_functions_are_named_like_the_ops():
+    import inspect
+    import pickle
+
+    for function, params in [(dg.sin, ["x", "name"]), (dg.multiply, ["x", "y", "name"]),
+                             (dg.math.tanh, ["x", "name"])]:
+        assert list(inspect.signature(function).parameters) == params
+        assert pickle.loads(pickle.dumps(function)) is function  # found by module and name
+    assert dg.add.__name__ == "add" and "broadcasting" in dg.add.__doc__
