@@ -38,7 +38,8 @@ class OpDef:
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
                  "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
                  "is_stateful", "side_effects", "same_dtype", "_reads_by_skip", "tape_plans",
-                 "adjoint_programs", "fast_dtype", "fast_function")
+                 "adjoint_programs", "fast_dtype", "fast_unary",
+                 "fast_binary")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -77,9 +78,10 @@ class OpDef:
         # ops/op_helpers.py, compared by identity; a miss runs the full checks): None
         # until then, and never set for an op that is not `simple`.
         self.fast_dtype: Any = None
-        # The function `apply_unary` / `apply_binary` run this op by (ops/op_helpers.py),
+        # The functions `apply_unary` / `apply_binary` run this op by (ops/op_helpers.py),
         # made on first use: None until then.
-        self.fast_function: Any = None
+        self.fast_unary: Any = None
+        self.fast_binary: Any = None
 
     def inputs_read_by_gradient(self, skip: frozenset) -> Any:
         """The input indices the gradient reads when the inputs in `skip` need no

@@ -99,8 +99,8 @@ def fast_path_accepts(op_def: OpDef, x: EagerTensor, y: Optional[EagerTensor] = 
 
 def binary_function(op_def: OpDef, public_name: Optional[str] = None,
                     module: Optional[str] = None, doc: Optional[str] = None) -> Callable[..., Any]:
-    """The function `f(x, y, name=None)` that runs two-input op `op_def` (a public op, or
-    the one `apply_binary` calls when `public_name` is None).
+    """The function `f(x, y, name=None)` that runs two-input op `op_def`: a public op, or
+    (`public_name` None) the one `apply_binary` calls, kept as `op_def.fast_binary`.
 
     Its eager fast path (eager tensors or Python scalars, a simple op, a dtype the op
     accepted before: see `fast_path_accepts`) runs the kernel and records on the tapes
@@ -152,13 +152,16 @@ def binary_function(op_def: OpDef, public_name: Optional[str] = None,
                     return out
         x, y = binary_operands(op_def.type, x, y)
         return apply_op(op_def, (x, y), name=name)
-    return _named(binary_op, op_def, public_name, module, doc)
+    if public_name is None:
+        op_def.fast_binary = binary_op
+    return _named(binary_op, public_name, module, doc)
 
 
 def unary_function(op_def: OpDef, public_name: Optional[str] = None,
                    module: Optional[str] = None, doc: Optional[str] = None) -> Callable[..., Any]:
-    """The function `f(x, name=None)` that runs one-input op `op_def` without attrs (a
-    public op, or the one `apply_unary` calls when `public_name` is None).
+    """The function `f(x, name=None)` that runs one-input op `op_def` without attrs: a
+    public op, or (`public_name` None) the one `apply_unary` calls, kept as
+    `op_def.fast_unary`.
 
     Its eager fast path (an eager tensor, a simple op, a dtype the op accepted before:
     see `fast_path_accepts`) runs the kernel and records on the tapes in this one frame;
@@ -190,14 +193,15 @@ def unary_function(op_def: OpDef, public_name: Optional[str] = None,
         else:
             x = convert_to_tensor(x)
         return apply_op(op_def, (x,), name=name)
-    return _named(unary_op, op_def, public_name, module, doc)
-
-
-def _named(function: Any, op_def: OpDef, public_name: Optional[str], module: Optional[str],
-           doc: Optional[str]) -> Any:
-    """`function` named as the public op it is (or, unnamed, memoised on `op_def`)."""
     if public_name is None:
-        op_def.fast_function = function
+        op_def.fast_unary = unary_op
+    return _named(unary_op, public_name, module, doc)
+
+
+def _named(function: Any, public_name: Optional[str], module: Optional[str],
+           doc: Optional[str]) -> Any:
+    """`function` named as the public op it is (unchanged when it is none)."""
+    if public_name is None:
         return function
     function.__name__ = function.__qualname__ = public_name
     if module is not None:
@@ -208,14 +212,14 @@ def _named(function: Any, op_def: OpDef, public_name: Optional[str], module: Opt
 
 def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
     """A two-input op, run by `op_def`'s `binary_function` (made on first use)."""
-    return (op_def.fast_function or binary_function(op_def))(x, y, name)
+    return (op_def.fast_binary or binary_function(op_def))(x, y, name)
 
 
 def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Optional[dict] = None) -> Any:
     """A one-input op: without attrs, run by `op_def`'s `unary_function` (made on first
     use); with attrs, converted and run by `apply_op`."""
     if attrs is None:
-        return (op_def.fast_function or unary_function(op_def))(x, name)
+        return (op_def.fast_unary or unary_function(op_def))(x, name)
     if type(x) is not EagerTensor:
         x = convert_to_tensor(x)
     return apply_op(op_def, (x,), attrs, name)
