@@ -94,3 +94,23 @@ def test_generated_op_functions_are_named_like_the_ops():
         assert list(inspect.signature(function).parameters) == params
         assert pickle.loads(pickle.dumps(function)) is function  # found by module and name
     assert dg.add.__name__ == "add" and "broadcasting" in dg.add.__doc__
+
+
+def test_fast_path_in_a_fresh_thread_whose_first_context_use_it_is():
+    import threading
+
+    x = dg.constant(F64)
+    results = []
+
+    def work():  # the thread's context starts here, from the fast path's look-up
+        results.append(dg.sin(x).numpy())
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = dg.reduce_sum(dg.sin(x) * 0.5)
+        results.append(tape.gradient(y, x).numpy())
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    np.testing.assert_allclose(results[0], np.sin(F64))
+    np.testing.assert_allclose(results[1], 0.5 * np.cos(F64))
