@@ -48,6 +48,7 @@ def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
 
 
 MAX_CACHED_OPERANDS = 4096
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 
 
 def _operand(value: Any, dtype: Any) -> Tensor:
@@ -71,8 +72,13 @@ def scalar_operand(value: Any, np_dtype: Any, dtype: Any = None) -> EagerTensor:
         by_dtype = _state.scalar_operands[np_dtype] = {}
     tensor: Any = by_dtype.get(value)  # eager, so convert_to_tensor gives an EagerTensor
     if tensor is None:
-        tensor = convert_to_tensor(value, dtype=dtype if dtype is not None else
-                                   from_numpy(np_dtype))
+        if np_dtype.kind in "fc" and (type(value) is float or _INT64_MIN <= value <= _INT64_MAX):
+            # Into a float or complex dtype nothing is lossy: convert_to_tensor's result,
+            # without its general rules (a new scalar each step, e.g. `x * lr`, stays cheap).
+            tensor = EagerTensor(np.array(value, dtype=np_dtype))
+        else:
+            tensor = convert_to_tensor(value, dtype=dtype if dtype is not None else
+                                       from_numpy(np_dtype))
         if value and len(by_dtype) < MAX_CACHED_OPERANDS:
             by_dtype[value] = tensor
     return tensor

@@ -114,3 +114,19 @@ def test_fast_path_in_a_fresh_thread_whose_first_context_use_it_is():
     thread.join()
     np.testing.assert_allclose(results[0], np.sin(F64))
     np.testing.assert_allclose(results[1], 0.5 * np.cos(F64))
+
+
+def test_scalar_operands_convert_as_constants_do():
+    for dtype in (dg.float16, dg.float32, dg.float64, dg.complex64, dg.complex128):
+        x = dg.constant([1.0, 2.0], dtype=dtype)
+        np_dtype = x.numpy().dtype
+        for value in (0.1, -0.0, 3, 1e300, float("nan"), 2**62):
+            with np.errstate(over="ignore"):  # 1e300 in float16/32: inf, as NumPy casts
+                expected = np.array([1.0, 2.0], dtype=np_dtype) + np.array(value, dtype=np_dtype)
+                got = x + value
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got.numpy(), expected)
+        assert np.signbit((x * -0.0).numpy().real).all()
+    # TF 2.21: an int32 tensor + 0.5 is a TypeError (a lossy conversion)
+    with pytest.raises(TypeError):
+        dg.constant([1, 2]) + 0.5
