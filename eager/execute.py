@@ -13,10 +13,12 @@ import numpy as np
 
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.indexed_slices import densify_inputs
+from ..framework.tensor import new_tensor_id
 from . import context
 from .eager_tensor import EagerTensor
 
 _state = context.state
+_allocate = object.__new__  # see EagerTensor.__init__
 KERNEL_ERRORS = (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError)
 
 
@@ -67,10 +69,17 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     kinds = op_def.input_kinds
     if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
         raise dtype_error(op_def, inputs[0])
-    if op_def.same_dtype is not None:
-        mixed = op_def.mixed_dtype_error(inputs)
-        if mixed is not None:
-            raise InvalidArgumentError(None, None, mixed)
+    same = op_def.same_dtype
+    if same is not None:
+        chosen = arrays[same]
+        if chosen:
+            first = chosen[0].dtype
+            for array in chosen:
+                if array.dtype is not first:  # identical NumPy dtypes need no closer look
+                    mixed = op_def.mixed_dtype_error(inputs)
+                    if mixed is not None:
+                        raise InvalidArgumentError(None, None, mixed)
+                    break
     try:
         if op_def.stateful:
             result = op_def.kernel(EAGER_RESOURCES, *arrays, **attrs)
@@ -86,7 +95,9 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     out: Any
     outputs: Tuple[EagerTensor, ...]
     if n == 1:
-        out = EagerTensor(result)
+        out = _allocate(EagerTensor)  # EagerTensor(result) without its __init__ frame
+        out.array = result
+        out.tensor_id = new_tensor_id()
         outputs = (out,)
     elif n == 0:
         out = None
@@ -94,8 +105,8 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     else:
         outputs = tuple([EagerTensor(r) for r in result])
         out = list(outputs)
-    state = _state
-    if state.tapes or state.accumulators:
+    values = _state.__dict__  # this thread's context: one thread-local look-up
+    if values["tapes"] or values["accumulators"]:
         record(op_def, attrs, inputs, outputs)
     return out
 

@@ -130,3 +130,15 @@ def test_scalar_operands_convert_as_constants_do():
     # TF 2.21: an int32 tensor + 0.5 is a TypeError (a lossy conversion)
     with pytest.raises(TypeError):
         dg.constant([1, 2]) + 0.5
+
+
+def test_general_eager_path_still_rejects_mixed_dtypes():
+    f64 = dg.constant([[1.0]], dg.float64)
+    f32 = dg.constant([[1.0]], dg.float32)
+    assert dg.matmul(f64, f64).dtype == dg.float64  # identical dtypes: the quick check
+    # TF 2.21: "cannot compute MatMul as input #1(zero-based) was expected to be a double
+    # tensor but is a float tensor" (InvalidArgumentError); ConcatV2 names input #2 here
+    with pytest.raises(InvalidArgumentError, match="MatMul as input #1"):
+        dg.matmul(f64, f32)
+    with pytest.raises(InvalidArgumentError, match="ConcatV2 as input #2"):
+        dg.concat([f64, f64, f32], 0)
