@@ -29,7 +29,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from .adjoint_programs import UNSUPPORTED, adjoint_program, signature
+from .adjoint_programs import UNSUPPORTED, adjoint_program, cell_program, signature
 from . import context
 from .eager_tensor import EagerTensor
 
@@ -84,68 +84,90 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
 def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
     """The reverse sweep proper; raises RawPathUnsupported for what it does not do.
 
+    A unary or binary record (eager/tape.py) finds its program on its cell when the
+    gradient has the output's shape and dtype; any other record by its signature.
     A tensor's gradient parts are summed as they arrive, in place (as hand-written
     code does `gx += g`) when nothing but this sweep's dict can see the array so far:
     it owns its memory, is writable, and its only references are the dict's and ours
     (NumPy elides temporaries by the same reference-count test). A tensor's gradient
     is complete, and handed on, only when its producer is reached, so no program has
     seen the sum before; otherwise (a seed, a constant, an EagerTensor's value, a
-    view) a new array is made."""
+    view) a new array is made. A source's gradient stays in the dict (`get`) when the
+    source is itself recorded (an intermediate source); every other is popped."""
     last = None
     get = grads.get
+    pop = grads.pop
     refcount = sys.getrefcount
+    ndarray = _ndarray
+    add = np.add
+    recorded_sources = frozenset([s for s in sources if s in producers])
     for record in reversed(producers.values()):
-        if record is last:  # a multi-output record is stored once per output
-            continue
-        last = record
-        out_ids = record[4]
-        grad: Any
-        if len(out_ids) == 1:
-            tid = out_ids[0]
-            grad = get(tid) if tid in sources else grads.pop(tid, None)
+        size = len(record)
+        if size == 6:  # unary: (op_def, input id, output id, input, output, cell)
+            oid = record[2]
+            grad = get(oid) if recorded_sources and oid in recorded_sources else \
+                pop(oid, None)
             if grad is None:
                 continue
-        else:
-            grad = tuple([get(t) if t in sources else grads.pop(t, None) for t in out_ids])
-            if all(g is None for g in grad):
-                continue
-        inputs = record[5]
-        n_inputs = len(inputs)
-        if record[2] or n_inputs > 2 or len(out_ids) != 1:
-            key = signature(record, grad)
-        else:  # signature() of a one- or two-input op without attrs, inline (hot path)
-            x = inputs[0]
-            if type(x) is EagerTensor:
-                array = x.array
-                x_shape, x_dtype = array.shape, array.dtype
-            else:
-                x_shape, x_dtype = x
-            y = record[6][0]
-            if type(y) is EagerTensor:
-                array = y.array
-                y_shape, y_dtype = array.shape, array.dtype
-            else:
-                y_shape, y_dtype = y
-            if n_inputs == 1:
-                key = (record[1], record[7], None, x_shape, x_dtype, y_shape, y_dtype,
-                       grad.shape, grad.dtype)
-            else:
-                z = inputs[1]
-                if type(z) is EagerTensor:
-                    array = z.array
-                    z_shape, z_dtype = array.shape, array.dtype
+            cell = record[5]
+            program = cell[1]
+            sig = cell[0]
+            if program is None or grad.dtype is not sig[3] or grad.shape != sig[2]:
+                program = cell_program(record, grad)
+            if program is UNSUPPORTED:
+                raise RawPathUnsupported(record[0].type)
+            (g,) = program(record, grad)
+            if g is not None:
+                tid = record[1]
+                old = get(tid)
+                if old is None:
+                    grads[tid] = g
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
+                        and g.dtype is old.dtype and old.flags.writeable:
+                    add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
                 else:
-                    z_shape, z_dtype = z
-                key = (record[1], record[7], None, x_shape, x_dtype, z_shape, z_dtype,
-                       y_shape, y_dtype, grad.shape, grad.dtype)
-        programs = record[0].adjoint_programs
-        program = programs.get(key) if programs is not None else None
-        if program is None:
-            program = adjoint_program(record, grad, key)
-        if program is UNSUPPORTED:
-            raise RawPathUnsupported(record[1])
-        in_grads = program(inputs, record[6], grad)
-        in_ids = record[3]
+                    grads[tid] = old + g
+            continue
+        if type(record[1]) is int:  # binary: (op_def, x id, y id, output id, x, y, out, cell)
+            oid = record[3]
+            grad = get(oid) if recorded_sources and oid in recorded_sources else \
+                pop(oid, None)
+            if grad is None:
+                continue
+            cell = record[7]
+            program = cell[1]
+            sig = cell[0]
+            if program is None or grad.dtype is not sig[6] or grad.shape != sig[5]:
+                program = cell_program(record, grad)
+            if program is UNSUPPORTED:
+                raise RawPathUnsupported(record[0].type)
+            in_grads = program(record, grad)
+            in_ids = (record[1], record[2])
+            n_inputs = 2
+        else:  # general
+            if record is last:  # a multi-output record is stored once per output
+                continue
+            last = record
+            out_ids = record[4]
+            if len(out_ids) == 1:
+                tid = out_ids[0]
+                grad = get(tid) if tid in sources else pop(tid, None)
+                if grad is None:
+                    continue
+            else:
+                grad = tuple([get(t) if t in sources else pop(t, None) for t in out_ids])
+                if all(g is None for g in grad):
+                    continue
+            key = signature(record, grad)
+            programs = record[0].adjoint_programs
+            program = programs.get(key) if programs is not None else None
+            if program is None:
+                program = adjoint_program(record, grad, key)
+            if program is UNSUPPORTED:
+                raise RawPathUnsupported(record[1])
+            in_grads = program(record, grad)
+            in_ids = record[3]
+            n_inputs = len(in_ids)
         for i in range(n_inputs):
             g = in_grads[i]
             if g is not None:
@@ -153,8 +175,8 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
                 old = get(tid)
                 if old is None:
                     grads[tid] = g
-                elif type(old) is _ndarray and old.base is None and refcount(old) == 3 \
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and g.dtype is old.dtype and old.flags.writeable:
-                    np.add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
+                    add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + g

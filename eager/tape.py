@@ -4,14 +4,28 @@ An entry keeps only what its op's gradient reads (the op declaration's
 `grad_inputs`/`grad_outputs`); every other input or output is remembered
 by its shape and dtype alone, so intermediates die as in hand-written code.
 
-A recorded op is a plain tuple (cheap to build on the hot path):
-`(op_def, gradient_name, attrs, input_ids, output_ids, inputs, outputs, skip)`
-where `inputs`/`outputs` hold the kept tensors, and for each dropped eager
-tensor its lazy spec `(numpy shape, numpy dtype)` (a plain tuple). The
-`TapeEntry` view that a gradient function receives as `op` is built from
-the record only when the general backward pass needs it (`entry_view`).
-Records are stored in `Tape.producers` in execution order (a dict keeps
-insertion order), which the raw first-order sweep relies on.
+A recorded op is a plain tuple (cheap to build on the hot path), in one of
+three layouts, told apart by length and the type of item 1:
+- general (`Tape.record`), 8 items: `(op_def, gradient_name, attrs,
+  input_ids, output_ids, inputs, outputs, skip)` where `inputs`/`outputs`
+  hold the kept tensors, and for each dropped eager tensor its lazy spec
+  `(numpy shape, numpy dtype)` (a plain tuple);
+- unary (`record_unary`: one input, one output, no attrs), 6 items:
+  `(op_def, input_id, output_id, input, output, cell)`;
+- binary (`record_binary`: two inputs, one output, no attrs), 8 items with an
+  int at 1: `(op_def, x_id, y_id, output_id, x, y, output, cell)`.
+In the unary and binary layouts a dropped tensor is None and `cell` is a list
+`[signature, adjoint program or None]` shared by the op's records of one
+signature: unary `(x shape, x dtype, out shape, out dtype)`, binary `(skip,
+x shape, x dtype, y shape, y dtype, out shape, out dtype)`. The op declaration
+keeps its last cell per watched-input pattern (`tape_plans`), so a chain of
+like ops shares one signature object (no shape tuples per record) and the raw
+sweep finds the program on the cell without hashing anything.
+
+`fields(record)` gives any record in the general layout, and `entry_view` the
+`TapeEntry` a gradient function receives as `op`, built only when the general
+backward pass needs it. Records are stored in `Tape.producers` in execution
+order (a dict keeps insertion order), which the raw first-order sweep relies on.
 """
 from __future__ import annotations
 
@@ -27,8 +41,6 @@ _SKIP_FIRST: frozenset = frozenset([0])
 _SKIP_SECOND: frozenset = frozenset([1])
 _NO_ATTRS: dict = {}
 _DIFFERENTIABLE_KINDS = "fc"
-# Positions in a record tuple.
-OP_DEF, GRADIENT_NAME, ATTRS, INPUT_IDS, OUTPUT_IDS, INPUTS, OUTPUTS, SKIP = range(8)
 
 
 class TapeEntry:
@@ -97,28 +109,53 @@ def _as_spec(value: Any) -> Any:
     return value
 
 
+def fields(record: tuple) -> tuple:
+    """A record of any layout in the general one (see the module docstring)."""
+    if len(record) == 6:  # unary
+        op_def, xid, oid, x, out, cell = record
+        x_shape, x_dtype, out_shape, out_dtype = cell[0]
+        return (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,),
+                (x if x is not None else (x_shape, x_dtype),),
+                (out if out is not None else (out_shape, out_dtype),), _NO_SKIP)
+    if type(record[1]) is int:  # binary
+        op_def, xid, yid, oid, x, y, out, cell = record
+        skip, x_shape, x_dtype, y_shape, y_dtype, out_shape, out_dtype = cell[0]
+        return (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,),
+                (x if x is not None else (x_shape, x_dtype),
+                 y if y is not None else (y_shape, y_dtype)),
+                (out if out is not None else (out_shape, out_dtype),), skip)
+    return record
+
+
 def entry_view(record: tuple) -> "TapeEntry":
     """The TapeEntry (the `op` of a gradient function) of a record tuple."""
-    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
+    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
     return TapeEntry(op_def, name, attrs, input_ids, output_ids,
                      tuple([_as_spec(t) for t in inputs]),
                      tuple([_as_spec(t) for t in outputs]), skip, output_ids[0])
 
 
-def _tape_plans(op_def: Any) -> tuple:
+def gradient_name(record: tuple) -> str:
+    """The name a record's gradient function is registered under."""
+    return record[1] if type(record[1]) is str else record[0].type
+
+
+def _tape_plans(op_def: Any) -> list:
     """What the tape keeps of `op_def`, memoised on it as `op_def.tape_plans`:
-    [0] for one input: (the gradient reads input 0, it reads output 0);
+    [0] for one input: [the gradient reads input 0, it reads output 0, last cell];
     [1..3] for two inputs, both watched / only the second / only the first:
-    (skip set, reads input 0, reads input 1, reads output 0)."""
+    [skip set, reads input 0, reads input 1, reads output 0, last cell].
+    The cells are replaced, never changed, when a record's signature differs."""
     outs = op_def.grad_outputs
     keep_out = outs is None or 0 in outs
     keep = op_def.inputs_read_by_gradient(_NO_SKIP)
-    plans: List[tuple] = [(keep is None or 0 in keep, keep_out)]
+    plans: List[list] = [[keep is None or 0 in keep, keep_out, None]]
     for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
         keep = op_def.inputs_read_by_gradient(skip)
-        plans.append((skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out))
-    op_def.tape_plans = frozen = tuple(plans)
-    return frozen
+        plans.append([skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out,
+                      None])
+    op_def.tape_plans = plans
+    return plans
 
 
 class Tape:
@@ -213,18 +250,18 @@ class Tape:
         if xid not in producers and xid not in self.watched:
             return
         array = out.array
-        if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+        dtype = array.dtype
+        if dtype.kind not in _DIFFERENTIABLE_KINDS:
             return
-        keeps = (op_def.tape_plans or _tape_plans(op_def))[0]
-        inputs: tuple  # the input, or its (shape, dtype) when the gradient does not read it
-        if keeps[0]:
-            inputs = (x,)
-        else:
-            value = x.array
-            inputs = ((value.shape, value.dtype),)
+        value = x.array
+        signature = (value.shape, value.dtype, array.shape, dtype)
+        plan = (op_def.tape_plans or _tape_plans(op_def))[0]
+        cell = plan[2]
+        if cell is None or cell[0] != signature:
+            cell = plan[2] = [signature, None]
         oid = out.tensor_id
-        producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,), inputs,
-                          (out,) if keeps[1] else ((array.shape, array.dtype),), _NO_SKIP)
+        producers[oid] = (op_def, xid, oid, x if plan[0] else None, out if plan[1] else None,
+                          cell)
 
     def record_binary(self, op_def: Any, x: EagerTensor, y: EagerTensor,
                       out: EagerTensor) -> None:
@@ -240,24 +277,19 @@ class Tape:
         else:
             return
         array = out.array
-        if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+        dtype = array.dtype
+        if dtype.kind not in _DIFFERENTIABLE_KINDS:
             return
-        skip, keep_x, keep_y, keep_out = (op_def.tape_plans or _tape_plans(op_def))[which]
-        first: Any  # each input, or its (shape, dtype) when the gradient does not read it
-        second: Any
-        if keep_x:
-            first = x
-        else:
-            value = x.array
-            first = (value.shape, value.dtype)
-        if keep_y:
-            second = y
-        else:
-            value = y.array
-            second = (value.shape, value.dtype)
+        plan = (op_def.tape_plans or _tape_plans(op_def))[which]
+        a = x.array
+        b = y.array
+        signature = (plan[0], a.shape, a.dtype, b.shape, b.dtype, array.shape, dtype)
+        cell = plan[4]
+        if cell is None or cell[0] != signature:
+            cell = plan[4] = [signature, None]
         oid = out.tensor_id
-        producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,), (first, second),
-                          (out,) if keep_out else ((array.shape, array.dtype),), skip)
+        producers[oid] = (op_def, xid, yid, oid, x if plan[1] else None,
+                          y if plan[2] else None, out if plan[3] else None, cell)
 
     def record_entry_copy(self, other: "Tape") -> None:
         """Takes over another tape's entries and watched set (used by hessian)."""
