@@ -141,37 +141,52 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
                 program = cell_program(record, grad)
             if program is UNSUPPORTED:
                 raise RawPathUnsupported(record[0].type)
-            in_grads = program(record, grad)
-            in_ids = (record[1], record[2])
-            n_inputs = 2
-        else:  # general
-            if record is last:  # a multi-output record is stored once per output
+            gx, gy = program(record, grad)
+            if gx is not None:  # (the sum below, written out: this is the hot loop)
+                tid = record[1]
+                old = get(tid)
+                if old is None:
+                    grads[tid] = gx
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
+                        and gx.dtype is old.dtype and old.flags.writeable:
+                    add(old, gx, out=old)
+                else:
+                    grads[tid] = old + gx
+            if gy is not None:
+                tid = record[2]
+                old = get(tid)
+                if old is None:
+                    grads[tid] = gy
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
+                        and gy.dtype is old.dtype and old.flags.writeable:
+                    add(old, gy, out=old)
+                else:
+                    grads[tid] = old + gy
+            continue
+        # general
+        if record is last:  # a multi-output record is stored once per output
+            continue
+        last = record
+        out_ids = record[4]
+        if len(out_ids) == 1:
+            tid = out_ids[0]
+            grad = get(tid) if tid in sources else pop(tid, None)
+            if grad is None:
                 continue
-            last = record
-            out_ids = record[4]
-            if len(out_ids) == 1:
-                tid = out_ids[0]
-                grad = get(tid) if tid in sources else pop(tid, None)
-                if grad is None:
-                    continue
-            else:
-                grad = tuple([get(t) if t in sources else pop(t, None) for t in out_ids])
-                if all(g is None for g in grad):
-                    continue
-            key = signature(record, grad)
-            programs = record[0].adjoint_programs
-            program = programs.get(key) if programs is not None else None
-            if program is None:
-                program = adjoint_program(record, grad, key)
-            if program is UNSUPPORTED:
-                raise RawPathUnsupported(record[1])
-            in_grads = program(record, grad)
-            in_ids = record[3]
-            n_inputs = len(in_ids)
-        for i in range(n_inputs):
-            g = in_grads[i]
+        else:
+            grad = tuple([get(t) if t in sources else pop(t, None) for t in out_ids])
+            if all(g is None for g in grad):
+                continue
+        key = signature(record, grad)
+        programs = record[0].adjoint_programs
+        program = programs.get(key) if programs is not None else None
+        if program is None:
+            program = adjoint_program(record, grad, key)
+        if program is UNSUPPORTED:
+            raise RawPathUnsupported(record[1])
+        in_grads = program(record, grad)
+        for tid, g in zip(record[3], in_grads, strict=True):
             if g is not None:
-                tid = in_ids[i]
                 old = get(tid)
                 if old is None:
                     grads[tid] = g

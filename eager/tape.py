@@ -250,15 +250,19 @@ class Tape:
         if xid not in producers and xid not in self.watched:
             return
         array = out.array
-        dtype = array.dtype
-        if dtype.kind not in _DIFFERENTIABLE_KINDS:
-            return
         value = x.array
-        signature = (value.shape, value.dtype, array.shape, dtype)
         plan = (op_def.tape_plans or _tape_plans(op_def))[0]
         cell = plan[2]
-        if cell is None or cell[0] != signature:
-            cell = plan[2] = [signature, None]
+        if cell is not None:  # the signature of the op's last record (compared unbuilt)
+            sig = cell[0]
+            same = value.shape == sig[0] and value.dtype is sig[1] and \
+                array.shape == sig[2] and array.dtype is sig[3]
+        else:
+            same = False
+        if not same:
+            if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+                return  # (a cell's output dtype is differentiable)
+            cell = plan[2] = [(value.shape, value.dtype, array.shape, array.dtype), None]
         oid = out.tensor_id
         producers[oid] = (op_def, xid, oid, x if plan[0] else None, out if plan[1] else None,
                           cell)
@@ -277,16 +281,21 @@ class Tape:
         else:
             return
         array = out.array
-        dtype = array.dtype
-        if dtype.kind not in _DIFFERENTIABLE_KINDS:
-            return
-        plan = (op_def.tape_plans or _tape_plans(op_def))[which]
         a = x.array
         b = y.array
-        signature = (plan[0], a.shape, a.dtype, b.shape, b.dtype, array.shape, dtype)
+        plan = (op_def.tape_plans or _tape_plans(op_def))[which]
         cell = plan[4]
-        if cell is None or cell[0] != signature:
-            cell = plan[4] = [signature, None]
+        if cell is not None:  # the signature of the op's last record like this one
+            sig = cell[0]
+            same = a.shape == sig[1] and a.dtype is sig[2] and b.shape == sig[3] and \
+                b.dtype is sig[4] and array.shape == sig[5] and array.dtype is sig[6]
+        else:
+            same = False
+        if not same:
+            if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+                return  # (a cell's output dtype is differentiable)
+            cell = plan[4] = [(plan[0], a.shape, a.dtype, b.shape, b.dtype, array.shape,
+                               array.dtype), None]
         oid = out.tensor_id
         producers[oid] = (op_def, xid, yid, oid, x if plan[1] else None,
                           y if plan[2] else None, out if plan[3] else None, cell)
