@@ -102,7 +102,8 @@ def signature(record: tuple, grad: Any) -> tuple:
 
 def cell_program(record: tuple, grad: Any) -> Any:
     """The program of a unary or binary record (its cell's when the gradient has the
-    output's shape and dtype, then cached on the cell), or UNSUPPORTED."""
+    output's shape and dtype, then cached on the cell), or UNSUPPORTED (never cached
+    on the cell: the sweep tests for it only here)."""
     cell = record[-1]
     sig = cell[0]
     if grad.shape == sig[-2] and grad.dtype == sig[-1]:
@@ -113,7 +114,7 @@ def cell_program(record: tuple, grad: Any) -> Any:
     program = programs.get(key) if programs is not None else None
     if program is None:
         program = adjoint_program(record, grad, key)
-    if key is sig:
+    if key is sig and program is not UNSUPPORTED:
         cell[1] = program
     return program
 

@@ -114,8 +114,8 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
             sig = cell[0]
             if program is None or grad.dtype is not sig[3] or grad.shape != sig[2]:
                 program = cell_program(record, grad)
-            if program is UNSUPPORTED:
-                raise RawPathUnsupported(record[0].type)
+                if program is UNSUPPORTED:
+                    raise RawPathUnsupported(record[0].type)
             (g,) = program(record, grad)
             if g is not None:
                 tid = record[1]
@@ -139,8 +139,8 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
             sig = cell[0]
             if program is None or grad.dtype is not sig[6] or grad.shape != sig[5]:
                 program = cell_program(record, grad)
-            if program is UNSUPPORTED:
-                raise RawPathUnsupported(record[0].type)
+                if program is UNSUPPORTED:
+                    raise RawPathUnsupported(record[0].type)
             gx, gy = program(record, grad)
             if gx is not None:  # (the sum below, written out: this is the hot loop)
                 tid = record[1]

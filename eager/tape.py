@@ -252,31 +252,27 @@ class Tape:
         array = out.array
         value = x.array
         plan = (op_def.tape_plans or _tape_plans(op_def))[0]
-        cell = plan[2]
-        if cell is not None:  # the signature of the op's last record (compared unbuilt)
-            sig = cell[0]
-            same = value.shape == sig[0] and value.dtype is sig[1] and \
-                array.shape == sig[2] and array.dtype is sig[3]
-        else:
-            same = False
-        if not same:
+        keep_x, keep_out, cell = plan
+        # The op's last signature, compared unbuilt; a new cell tests the dtype kind
+        # (a cell's output dtype is differentiable).
+        if cell is None or value.shape != (sig := cell[0])[0] or value.dtype is not sig[1] \
+                or array.shape != sig[2] or array.dtype is not sig[3]:
             if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
-                return  # (a cell's output dtype is differentiable)
+                return
             cell = plan[2] = [(value.shape, value.dtype, array.shape, array.dtype), None]
         oid = out.tensor_id
-        producers[oid] = (op_def, xid, oid, x if plan[0] else None, out if plan[1] else None,
+        producers[oid] = (op_def, xid, oid, x if keep_x else None, out if keep_out else None,
                           cell)
 
     def record_binary(self, op_def: Any, x: EagerTensor, y: EagerTensor,
                       out: EagerTensor) -> None:
         """`record` for a two-input, one-output eager op without attrs (the hot path)."""
-        watched = self.watched
         producers = self.producers
         xid = x.tensor_id
         yid = y.tensor_id
-        if xid in producers or xid in watched:
-            which = 1 if yid in producers or yid in watched else 3
-        elif yid in producers or yid in watched:
+        if xid in producers or xid in self.watched:
+            which = 1 if yid in producers or yid in self.watched else 3
+        elif yid in producers or yid in self.watched:
             which = 2
         else:
             return
@@ -284,21 +280,17 @@ class Tape:
         a = x.array
         b = y.array
         plan = (op_def.tape_plans or _tape_plans(op_def))[which]
-        cell = plan[4]
-        if cell is not None:  # the signature of the op's last record like this one
-            sig = cell[0]
-            same = a.shape == sig[1] and a.dtype is sig[2] and b.shape == sig[3] and \
-                b.dtype is sig[4] and array.shape == sig[5] and array.dtype is sig[6]
-        else:
-            same = False
-        if not same:
+        skip, keep_x, keep_y, keep_out, cell = plan
+        if cell is None or a.shape != (sig := cell[0])[1] or a.dtype is not sig[2] or \
+                b.shape != sig[3] or b.dtype is not sig[4] or array.shape != sig[5] or \
+                array.dtype is not sig[6]:  # as in record_unary
             if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
-                return  # (a cell's output dtype is differentiable)
-            cell = plan[4] = [(plan[0], a.shape, a.dtype, b.shape, b.dtype, array.shape,
+                return
+            cell = plan[4] = [(skip, a.shape, a.dtype, b.shape, b.dtype, array.shape,
                                array.dtype), None]
         oid = out.tensor_id
-        producers[oid] = (op_def, xid, yid, oid, x if plan[1] else None,
-                          y if plan[2] else None, out if plan[3] else None, cell)
+        producers[oid] = (op_def, xid, yid, oid, x if keep_x else None,
+                          y if keep_y else None, out if keep_out else None, cell)
 
     def record_entry_copy(self, other: "Tape") -> None:
         """Takes over another tape's entries and watched set (used by hessian)."""
