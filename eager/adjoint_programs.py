@@ -101,9 +101,9 @@ def signature(record: tuple, grad: Any) -> tuple:
 
 
 def cell_program(record: tuple, grad: Any) -> Any:
-    """The program of a unary or binary record (its cell's when the gradient has the
-    output's shape and dtype, then cached on the cell), or UNSUPPORTED (never cached
-    on the cell: the sweep tests for it only here)."""
+    """The program of a unary or binary record, or UNSUPPORTED. It is cached on the cell
+    when the gradient has the output's shape and dtype and the program preserves
+    specs (`preserves_specs`; UNSUPPORTED does not: the sweep tests for it only here)."""
     cell = record[-1]
     sig = cell[0]
     if grad.shape == sig[-2] and grad.dtype == sig[-1]:
@@ -114,7 +114,7 @@ def cell_program(record: tuple, grad: Any) -> Any:
     program = programs.get(key) if programs is not None else None
     if program is None:
         program = adjoint_program(record, grad, key)
-    if key is sig and program is not UNSUPPORTED:
+    if key is sig and preserves_specs(program):
         cell[1] = program
     return program
 
@@ -200,7 +200,36 @@ def _trace(record: tuple, grad: Any) -> Callable:
     # An unfed placeholder (a value the tape dropped) makes compile_plan raise.
     plan = compile_plan(graph, results, feeds, name=f"adjoint {name}",
                         signature=(_PARAMETERS, expressions))
-    return plan.function
+    program = plan.function
+    program.preserves_specs = _preserves_specs(inputs, results)
+    return program
+
+
+def _preserves_specs(inputs: tuple, results: List[Any]) -> bool:
+    """Whether every gradient the program returns has, statically (fully known), its
+    input's recorded shape and dtype (see `preserves_specs`)."""
+    for value, result in zip(inputs, results, strict=True):
+        if result is None:
+            continue
+        if type(value) is EagerTensor:
+            shape, dtype = value.array.shape, value.array.dtype
+        elif type(value) is tuple:
+            shape, dtype = value
+        else:
+            return False
+        dims = result.shape.dims
+        if dims is None or None in dims or tuple(dims) != tuple(shape) or \
+                np.dtype(result.dtype.as_numpy_dtype) != dtype:
+            return False
+    return True
+
+
+def preserves_specs(program: Any) -> bool:
+    """True for a program whose every input gradient has that input's shape and dtype
+    by the traced graph's static shapes and dtypes, which the kernels that run it
+    honour (Session plans rely on them as well: eliding temporaries, folding
+    broadcasts). Only such programs are cached on a cell."""
+    return getattr(program, "preserves_specs", False)
 
 
 def cached_programs(op_def: Any) -> Dict[tuple, Any]:

@@ -29,7 +29,8 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from .adjoint_programs import UNSUPPORTED, adjoint_program, cell_program, signature
+from .adjoint_programs import (UNSUPPORTED, adjoint_program, cell_program, preserves_specs,
+                               signature)
 from . import context
 from .eager_tensor import EagerTensor
 
@@ -63,15 +64,19 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
     """Gradients of the sum of `targets` for each source id as EagerTensors (None:
     not connected), or None when the sweep cannot handle this tape."""
     grads: dict = {}
+    trusted = True  # every seed has its target's shape and dtype (see _sweep)
     for i, (target, tid) in enumerate(zip(targets, target_ids, strict=True)):
         seed = output_gradients[i] if output_gradients is not None else None
-        seed = np.ones_like(target.array) if seed is None else seed.array
+        value = target.array
+        seed = np.ones_like(value) if seed is None else seed.array
+        if seed.shape != value.shape or seed.dtype is not value.dtype:
+            trusted = False
         old = grads.get(tid)
         grads[tid] = seed if old is None else old + seed
     sources = frozenset(source_ids)
     try:
         with np.errstate(all="ignore"):
-            _sweep(producers, grads, sources)
+            _sweep(producers, grads, sources, trusted)
     except Exception:  # noqa: BLE001 - any failure: the general pass decides (and raises)
         return None
     result: List[Optional[Any]] = []
@@ -81,11 +86,17 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
     return result
 
 
-def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
+def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> None:
     """The reverse sweep proper; raises RawPathUnsupported for what it does not do.
 
-    A unary or binary record (eager/tape.py) finds its program on its cell when the
-    gradient has the output's shape and dtype; any other record by its signature.
+    A unary or binary record (eager/tape.py) runs the program cached on its cell when
+    the gradient has the output's shape and dtype; any other record finds its program
+    by its signature. The gradient's shape and dtype are compared with the output's
+    only while the sweep is not `trusted`: trusted means every gradient so far has
+    its tensor's shape and dtype, which holds from seeds like their targets while
+    every program run preserves specs (adjoint_programs.preserves_specs: all cell
+    programs do) and parts of equal shape and dtype are summed; the first program
+    that does not preserve them ends the trust for the rest of the sweep.
     A tensor's gradient parts are summed as they arrive, in place (as hand-written
     code does `gx += g`) when nothing but this sweep's dict can see the array so far:
     it owns its memory, is writable, and its only references are the dict's and ours
@@ -111,11 +122,13 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
                 continue
             cell = record[5]
             program = cell[1]
-            sig = cell[0]
-            if program is None or grad.dtype is not sig[3] or grad.shape != sig[2]:
+            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[3] or
+                                                   grad.shape != sig[2]):
                 program = cell_program(record, grad)
                 if program is UNSUPPORTED:
                     raise RawPathUnsupported(record[0].type)
+                if not preserves_specs(program):
+                    trusted = False
             (g,) = program(record, grad)
             if g is not None:
                 tid = record[1]
@@ -136,11 +149,13 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
                 continue
             cell = record[7]
             program = cell[1]
-            sig = cell[0]
-            if program is None or grad.dtype is not sig[6] or grad.shape != sig[5]:
+            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[6] or
+                                                   grad.shape != sig[5]):
                 program = cell_program(record, grad)
                 if program is UNSUPPORTED:
                     raise RawPathUnsupported(record[0].type)
+                if not preserves_specs(program):
+                    trusted = False
             gx, gy = program(record, grad)
             if gx is not None:  # (the sum below, written out: this is the hot loop)
                 tid = record[1]
@@ -184,6 +199,8 @@ def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
             program = adjoint_program(record, grad, key)
         if program is UNSUPPORTED:
             raise RawPathUnsupported(record[1])
+        if not preserves_specs(program):
+            trusted = False
         in_grads = program(record, grad)
         for tid, g in zip(record[3], in_grads, strict=True):
             if g is not None:

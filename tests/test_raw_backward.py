@@ -337,3 +337,25 @@ def test_unary_and_binary_records_share_a_cell_per_signature():
     assert input_ids == (x.tensor_id, y.tensor_id) and output_ids == (out.tensor_id,)
     assert skip == frozenset([1]) and inputs == (((3,), np.dtype(np.float64)), y)
     assert entry_view(record).inputs[0].shape.as_list() == [3]
+
+
+_FLOAT32_GRADIENT = "TestRawSweepFloat32Identity"
+dg.RegisterGradient(_FLOAT32_GRADIENT)(lambda op, grad: dg.cast(grad, dg.float32))
+
+
+def test_a_program_that_changes_a_gradients_dtype_ends_the_trust(raw_calls):
+    """Cell programs skip the gradient's shape and dtype check only while every program
+    so far kept its inputs' specs: after one that casts, Sin's float64 program (cached
+    by the first gradient) never runs on the float32 gradient, and the general pass
+    raises, as TF does for a gradient of the wrong dtype."""
+    x = dg.constant([0.5, 1.0], dtype=dg.float64)
+    g = _sin_gradient(x, None)
+    np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0]))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        h = dg.sin(x)
+        with dg.gradient_override_map({"Identity": _FLOAT32_GRADIENT}):
+            y = dg.identity(h)
+    with pytest.raises(dg.errors.InvalidArgumentError):
+        tape.gradient(y, x)
+    assert raw_calls[0] is not None and raw_calls[1] is None
