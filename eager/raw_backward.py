@@ -104,7 +104,11 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
     is complete, and handed on, only when its producer is reached, so no program has
     seen the sum before; otherwise (a seed, a constant, an EagerTensor's value, a
     view) a new array is made. A source's gradient stays in the dict (`get`) when the
-    source is itself recorded (an intermediate source); every other is popped."""
+    source is itself recorded (an intermediate source); every other is popped.
+
+    In a chain the gradient of a record's first input is what the next record (its
+    producer) takes: it is held in `chained` rather than put in the dict and popped
+    at once; any other next record first puts it in the dict (it may add to it)."""
     last = None
     get = grads.get
     pop = grads.pop
@@ -112,14 +116,23 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
     ndarray = _ndarray
     add = np.add
     recorded_sources = frozenset([s for s in sources if s in producers])
+    chain_id = None  # a first input's gradient not yet in the dict: `chained`
+    chained: Any = None
     for record in reversed(producers.values()):
         size = len(record)
         if size == 6:  # unary: (op_def, input id, output id, input, output, cell)
             oid = record[2]
-            grad = get(oid) if recorded_sources and oid in recorded_sources else \
-                pop(oid, None)
-            if grad is None:
-                continue
+            if oid == chain_id:
+                grad = chained
+                chain_id = chained = None
+            else:
+                if chain_id is not None:
+                    grads[chain_id] = chained
+                    chain_id = chained = None
+                grad = get(oid) if recorded_sources and oid in recorded_sources else \
+                    pop(oid, None)
+                if grad is None:
+                    continue
             cell = record[5]
             program = cell[1]
             if program is None or not trusted and (grad.dtype is not (sig := cell[0])[3] or
@@ -134,7 +147,11 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                 tid = record[1]
                 old = get(tid)
                 if old is None:
-                    grads[tid] = g
+                    if tid in recorded_sources:
+                        grads[tid] = g
+                    else:
+                        chain_id = tid
+                        chained = g
                 elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and g.dtype is old.dtype and old.flags.writeable:
                     add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
@@ -143,10 +160,17 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
             continue
         if type(record[1]) is int:  # binary: (op_def, x id, y id, output id, x, y, out, cell)
             oid = record[3]
-            grad = get(oid) if recorded_sources and oid in recorded_sources else \
-                pop(oid, None)
-            if grad is None:
-                continue
+            if oid == chain_id:
+                grad = chained
+                chain_id = chained = None
+            else:
+                if chain_id is not None:
+                    grads[chain_id] = chained
+                    chain_id = chained = None
+                grad = get(oid) if recorded_sources and oid in recorded_sources else \
+                    pop(oid, None)
+                if grad is None:
+                    continue
             cell = record[7]
             program = cell[1]
             if program is None or not trusted and (grad.dtype is not (sig := cell[0])[6] or
@@ -161,7 +185,11 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                 tid = record[1]
                 old = get(tid)
                 if old is None:
-                    grads[tid] = gx
+                    if tid in recorded_sources or tid == record[2]:
+                        grads[tid] = gx
+                    else:
+                        chain_id = tid
+                        chained = gx
                 elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and gx.dtype is old.dtype and old.flags.writeable:
                     add(old, gx, out=old)
@@ -179,6 +207,9 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     grads[tid] = old + gy
             continue
         # general
+        if chain_id is not None:
+            grads[chain_id] = chained
+            chain_id = chained = None
         if record is last:  # a multi-output record is stored once per output
             continue
         last = record
@@ -212,3 +243,5 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + g
+    if chain_id is not None:
+        grads[chain_id] = chained

@@ -359,3 +359,22 @@ def test_a_program_that_changes_a_gradients_dtype_ends_the_trust(raw_calls):
     with pytest.raises(dg.errors.InvalidArgumentError):
         tape.gradient(y, x)
     assert raw_calls[0] is not None and raw_calls[1] is None
+
+
+def test_a_tensor_used_by_several_ops_sums_all_their_gradients(raw_calls):
+    """h feeds tanh, exp and a product, recorded in that order: each consumer's part
+    reaches h (none is lost when the sweep hands a chain's gradient straight on)."""
+    xv = np.array([0.3, -0.8, 1.5])
+    x = dg.constant(xv)
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        h = dg.sin(x)
+        a = dg.tanh(h)
+        b = dg.exp(h)
+        d = h * 2.0
+        y = dg.reduce_sum(a + b + d)
+    g = tape.gradient(y, x)
+    assert raw_calls and raw_calls[0] is not None
+    hv = np.sin(xv)
+    dy_dh = (1 - np.tanh(hv) ** 2) + np.exp(hv) + 2.0
+    np.testing.assert_allclose(g.numpy(), dy_dh * np.cos(xv), rtol=1e-12)
