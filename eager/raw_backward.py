@@ -147,7 +147,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                 tid = record[1]
                 old = get(tid)
                 if old is None:
-                    if tid in recorded_sources:
+                    if recorded_sources and tid in recorded_sources:
                         grads[tid] = g
                     else:
                         chain_id = tid
@@ -185,7 +185,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                 tid = record[1]
                 old = get(tid)
                 if old is None:
-                    if tid in recorded_sources or tid == record[2]:
+                    if tid == record[2] or recorded_sources and tid in recorded_sources:
                         grads[tid] = gx
                     else:
                         chain_id = tid
