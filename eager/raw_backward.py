@@ -143,6 +143,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                 if not preserves_specs(program):
                     trusted = False
             (g,) = program(record, grad)
+            del grad  # dead once its program ran (as every local gradient below: peak memory)
             if g is not None:
                 tid = record[1]
                 old = get(tid)
@@ -157,6 +158,8 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + g
+                    old = None
+            del g
             continue
         if type(record[1]) is int:  # binary: (op_def, x id, y id, output id, x, y, out, cell)
             oid = record[3]
@@ -181,6 +184,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                 if not preserves_specs(program):
                     trusted = False
             gx, gy = program(record, grad)
+            del grad
             if gx is not None:  # (the sum below, written out: this is the hot loop)
                 tid = record[1]
                 old = get(tid)
@@ -195,6 +199,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     add(old, gx, out=old)
                 else:
                     grads[tid] = old + gx
+                    old = None
             if gy is not None:
                 tid = record[2]
                 old = get(tid)
@@ -205,6 +210,8 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     add(old, gy, out=old)
                 else:
                     grads[tid] = old + gy
+                    old = None
+            del gx, gy
             continue
         # general
         if chain_id is not None:
@@ -233,6 +240,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
         if not preserves_specs(program):
             trusted = False
         in_grads = program(record, grad)
+        del grad
         for tid, g in zip(record[3], in_grads, strict=True):
             if g is not None:
                 old = get(tid)
@@ -243,5 +251,6 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + g
+        in_grads = g = old = None  # no finished gradient outlives its record
     if chain_id is not None:
         grads[chain_id] = chained

@@ -378,3 +378,26 @@ def test_a_tensor_used_by_several_ops_sums_all_their_gradients(raw_calls):
     hv = np.sin(xv)
     dy_dh = (1 - np.tanh(hv) ** 2) + np.exp(hv) + 2.0
     np.testing.assert_allclose(g.numpy(), dy_dh * np.cos(xv), rtol=1e-12)
+
+
+def test_the_sweep_keeps_no_finished_gradient_alive():
+    """W6's peak: while the sweep walks a (sin, * 0.5, + x, tanh) chain back, at most
+    three gradient-sized arrays exist beside the tape's kept values (the gradient
+    arriving, the one being made, x's running sum), as in the hand-written floor."""
+    import tracemalloc
+    x = dg.constant(np.random.default_rng(0).normal(size=(256, 256)))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        h = x
+        for _ in range(10):
+            h = dg.tanh(dg.sin(h) * 0.5 + x)
+        y = dg.reduce_sum(h)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        tape.gradient(y, x)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert peak < 3.5 * x.numpy().nbytes, peak / x.numpy().nbytes
