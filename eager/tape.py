@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Set
 
+import numpy as np
+
 from ..framework.dtypes import from_numpy
 from ..framework.tensor_shape import shape_from_dims
 from ..framework.tensor_spec import spec_of
@@ -142,18 +144,26 @@ def gradient_name(record: tuple) -> str:
 
 def _tape_plans(op_def: Any) -> list:
     """What the tape keeps of `op_def`, memoised on it as `op_def.tape_plans`:
-    [0] for one input: [the gradient reads input 0, it reads output 0, last cell];
+    [0] for one input: [the gradient reads input 0, it reads output 0, last cell,
+    output spec follows the inputs'];
     [1..3] for two inputs, both watched / only the second / only the first:
-    [skip set, reads input 0, reads input 1, reads output 0, last cell].
-    The cells are replaced, never changed, when a record's signature differs."""
+    [skip set, reads input 0, reads input 1, reads output 0, last cell, follows].
+    The cells are replaced, never changed, when a record's signature differs.
+
+    "Follows": the kernel is a NumPy ufunc with one output, whose result shape
+    (broadcasting) and dtype (the ufunc's loop, chosen by the input dtypes alone:
+    NEP 50) follow from its inputs' shapes and dtypes; a record whose inputs match
+    its op's last cell then has the cell's output spec too, unread."""
     outs = op_def.grad_outputs
     keep_out = outs is None or 0 in outs
+    kernel = op_def.kernel
+    follows = type(kernel) is np.ufunc and kernel.nout == 1
     keep = op_def.inputs_read_by_gradient(_NO_SKIP)
-    plans: List[list] = [[keep is None or 0 in keep, keep_out, None]]
+    plans: List[list] = [[keep is None or 0 in keep, keep_out, None, follows]]
     for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
         keep = op_def.inputs_read_by_gradient(skip)
         plans.append([skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out,
-                      None])
+                      None, follows])
     op_def.tape_plans = plans
     return plans
 
@@ -244,19 +254,21 @@ class Tape:
                 producers[t.tensor_id] = record
 
     def record_unary(self, op_def: Any, x: EagerTensor, out: EagerTensor) -> None:
-        """`record` for a one-input, one-output eager op without attrs (the hot path)."""
+        """`record` for a one-input, one-output eager op without attrs (the hot path);
+        `out` holds the op's kernel applied to `x`'s value."""
         xid = x.tensor_id
         producers = self.producers
         if xid not in producers and xid not in self.watched:
             return
-        array = out.array
         value = x.array
         plan = (op_def.tape_plans or _tape_plans(op_def))[0]
-        keep_x, keep_out, cell = plan
-        # The op's last signature, compared unbuilt; a new cell tests the dtype kind
-        # (a cell's output dtype is differentiable).
+        keep_x, keep_out, cell, follows = plan
+        # The op's last signature, compared unbuilt (the output's only when it does not
+        # follow from the input's); a new cell tests the dtype kind (a cell's output
+        # dtype is differentiable).
         if cell is None or value.shape != (sig := cell[0])[0] or value.dtype is not sig[1] \
-                or array.shape != sig[2] or array.dtype is not sig[3]:
+                or not follows and (out.array.shape != sig[2] or out.array.dtype is not sig[3]):
+            array = out.array
             if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
                 return
             cell = plan[2] = [(value.shape, value.dtype, array.shape, array.dtype), None]
@@ -266,7 +278,8 @@ class Tape:
 
     def record_binary(self, op_def: Any, x: EagerTensor, y: EagerTensor,
                       out: EagerTensor) -> None:
-        """`record` for a two-input, one-output eager op without attrs (the hot path)."""
+        """`record` for a two-input, one-output eager op without attrs (the hot path);
+        `out` holds the op's kernel applied to the inputs' values."""
         producers = self.producers
         xid = x.tensor_id
         yid = y.tensor_id
@@ -276,14 +289,14 @@ class Tape:
             which = 2
         else:
             return
-        array = out.array
         a = x.array
         b = y.array
         plan = (op_def.tape_plans or _tape_plans(op_def))[which]
-        skip, keep_x, keep_y, keep_out, cell = plan
+        skip, keep_x, keep_y, keep_out, cell, follows = plan
         if cell is None or a.shape != (sig := cell[0])[1] or a.dtype is not sig[2] or \
-                b.shape != sig[3] or b.dtype is not sig[4] or array.shape != sig[5] or \
-                array.dtype is not sig[6]:  # as in record_unary
+                b.shape != sig[3] or b.dtype is not sig[4] or not follows and (
+                    out.array.shape != sig[5] or out.array.dtype is not sig[6]):
+            array = out.array  # as in record_unary
             if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
                 return
             cell = plan[4] = [(skip, a.shape, a.dtype, b.shape, b.dtype, array.shape,

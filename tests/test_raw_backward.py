@@ -401,3 +401,26 @@ def test_the_sweep_keeps_no_finished_gradient_alive():
     finally:
         tracemalloc.stop()
     assert peak < 3.5 * x.numpy().nbytes, peak / x.numpy().nbytes
+
+
+def test_a_cell_compares_outputs_unless_the_kernel_is_a_ufunc():
+    """A ufunc's output shape and dtype follow from its inputs', so a record whose
+    inputs match its op's last cell shares it unread; Reshape's depend on a value
+    (the target shape), so equal input specs with another output start a new cell."""
+    from duograd.ops import array_ops
+    x = dg.constant(np.arange(6.0))
+    shapes = [dg.constant([2, 3]), dg.constant([3, 2]), dg.constant([3, 2])]
+    outs = [dg.reshape(x, s) for s in shapes]
+    tape = Tape()
+    tape.watch_id(x.tensor_id)
+    for s, out in zip(shapes, outs, strict=True):
+        tape.record_binary(array_ops.RESHAPE, x, s, out)
+    first, second, third = (tape.producers[o.tensor_id] for o in outs)
+    assert first[-1] is not second[-1] and second[-1] is third[-1]
+    float64 = np.dtype(np.float64)
+    assert fields(first)[6] == (((2, 3), float64),) and fields(second)[6] == (((3, 2), float64),)
+    products = [x * 2.0, x * 3.0]
+    for out in products:
+        tape.record_binary(math_ops.MUL, x, dg.constant(2.0, dtype=dg.float64), out)
+    a, b = (tape.producers[o.tensor_id] for o in products)
+    assert a[-1] is b[-1] and a[-1][0][5:] == ((6,), float64)
