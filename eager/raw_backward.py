@@ -155,7 +155,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                         chained = g
                 elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and g.dtype is old.dtype and old.flags.writeable:
-                    add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
+                    add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + g
                     old = None
@@ -196,7 +196,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                         chained = gx
                 elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and gx.dtype is old.dtype and old.flags.writeable:
-                    add(old, gx, out=old)
+                    add(old, gx, old)
                 else:
                     grads[tid] = old + gx
                     old = None
@@ -207,7 +207,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     grads[tid] = gy
                 elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and gy.dtype is old.dtype and old.flags.writeable:
-                    add(old, gy, out=old)
+                    add(old, gy, old)
                 else:
                     grads[tid] = old + gy
                     old = None
@@ -248,7 +248,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     grads[tid] = g
                 elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and g.dtype is old.dtype and old.flags.writeable:
-                    add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
+                    add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + g
         in_grads = g = old = None  # no finished gradient outlives its record
