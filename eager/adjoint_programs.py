@@ -6,8 +6,8 @@ function eagerly costs a dozen Python calls per op around one or two NumPy
 kernels, so instead the function is traced once, exactly as graph mode's
 `gradients()` calls it, on placeholders carrying the record's static shapes
 and dtypes, and the Session's plan compiler turns that graph into
-straight-line code: `program(inputs, outputs, grad) -> input gradients`,
-reading the kept inputs and outputs straight from the record. Static shapes
+straight-line code: `program(record, grad) -> input gradients`, reading the
+kept inputs and outputs straight from the record (of any layout: eager/tape.py). Static shapes
 fold away (an unbroadcast of equal shapes is no op at all), so what runs is
 the kernels the gradient needs and nothing else.
 
@@ -22,7 +22,17 @@ an input the tape did not keep, or returns IndexedSlices) gets no program:
 the sweep gives up and the general pass runs.
 
 Programs are memoised on the op declaration (`OpDef.adjoint_programs`), as
-the tape's keep plans are, at most MAX_PROGRAMS_PER_OP per op type.
+the tape's keep plans are, at most MAX_PROGRAMS_PER_OP per op type. A general
+record's key is `signature()`; a unary or binary record's is its cell's
+signature when the gradient has the output's shape and dtype, else
+`(signature, gradient shape, gradient dtype)`. The three kinds of key never
+compare equal (a general key starts with a str, a unary signature has 4 items,
+a binary one 7 starting with the skip set, the rest are 3-tuples), and each
+holds everything the function may branch on: a unary or binary record has no
+attrs and its gradient name is its op's type (the hot path records only when
+no gradient override is active). A cell caches the program of its signature
+for a gradient shaped and typed like the output, so that the sweep finds it
+with one comparison of the gradient's shape and dtype.
 """
 from __future__ import annotations
 
@@ -38,12 +48,12 @@ from ..framework.tensor_shape import TensorShape
 from ..ops.array_ops import placeholder
 from .eager_tensor import EagerTensor
 from .imperative_grad import fill_absent_output_grads
-from .tape import TapeEntry
+from .tape import TapeEntry, fields
 
 MAX_PROGRAMS_PER_OP = 512
 UNSUPPORTED = object()  # memoised for a signature whose gradient cannot be traced
 _PLAIN_ATTRS = (bool, int, float, str, bytes, type(None), DType, TensorShape, np.dtype)
-_PARAMETERS = "ins, outs, g"
+_PARAMETERS = "r, g"
 
 
 class NotTraceable(Exception):
@@ -67,11 +77,10 @@ def attrs_key(attrs: dict) -> Optional[tuple]:
 
 
 def signature(record: tuple, grad: Any) -> tuple:
-    """Everything a gradient function may branch on, for one record and its output
-    gradient (for a multi-output op, a tuple with None for outputs without one), as
-    one flat tuple: gradient name, skipped inputs, attrs, then shape and dtype of
-    each input, each output and the gradient (the raw sweep builds the same tuple
-    inline for one- and two-input ops without attrs)."""
+    """Everything a gradient function may branch on, for one record in the general
+    layout and its output gradient (for a multi-output op, a tuple with None for
+    outputs without one), as one flat tuple: gradient name, skipped inputs, attrs,
+    then shape and dtype of each input, each output and the gradient."""
     key: List[Any] = [record[1], record[7], attrs_key(record[2])]
     for group in (record[5], record[6]):
         for value in group:
@@ -91,6 +100,25 @@ def signature(record: tuple, grad: Any) -> tuple:
     return tuple(key)
 
 
+def cell_program(record: tuple, grad: Any) -> Any:
+    """The program of a unary or binary record, or UNSUPPORTED. It is cached on the cell
+    when the gradient has the output's shape and dtype and the program preserves
+    specs (`preserves_specs`; UNSUPPORTED does not: the sweep tests for it only here)."""
+    cell = record[-1]
+    sig = cell[0]
+    if grad.shape == sig[-2] and grad.dtype == sig[-1]:
+        key: tuple = sig
+    else:
+        key = (sig, grad.shape, grad.dtype)
+    programs = record[0].adjoint_programs
+    program = programs.get(key) if programs is not None else None
+    if program is None:
+        program = adjoint_program(record, grad, key)
+    if key is sig and preserves_specs(program):
+        cell[1] = program
+    return program
+
+
 def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
     """The program for `record` (memoised under `key`), or UNSUPPORTED."""
     op_def = record[0]
@@ -105,6 +133,16 @@ def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
     return program
 
 
+def _value_expressions(record: tuple) -> tuple:
+    """Where a program finds each input and output of `record` (by its layout)."""
+    if len(record) == 6:
+        return ("r[3]",), ("r[4]",)
+    if type(record[1]) is int:
+        return ("r[4]", "r[5]"), ("r[6]",)
+    return (tuple([f"r[5][{i}]" for i in range(len(record[5]))]),
+            tuple([f"r[6][{i}]" for i in range(len(record[6]))]))
+
+
 def _placeholder(value: Any) -> Any:
     if type(value) is EagerTensor:
         value = value.array
@@ -114,7 +152,8 @@ def _placeholder(value: Any) -> Any:
 
 
 def _trace(record: tuple, grad: Any) -> Callable:
-    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
+    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
+    in_exprs, out_exprs = _value_expressions(record)
     if name not in gradient_functions or op_def.stateful:
         raise NotTraceable(name)  # no gradient (the general pass raises) or state
     function = gradient_functions.get(name)  # None: not differentiable, inputs get None
@@ -125,12 +164,12 @@ def _trace(record: tuple, grad: Any) -> Callable:
     with graph.as_default():
         in_tensors = tuple([_placeholder(v) for v in inputs])
         out_tensors = tuple([_placeholder(v) for v in outputs])
-        for group, tensors, label in ((inputs, in_tensors, "ins"),
-                                      (outputs, out_tensors, "outs")):
+        for group, tensors, where in ((inputs, in_tensors, in_exprs),
+                                      (outputs, out_tensors, out_exprs)):
             for i, value in enumerate(group):
                 if type(value) is EagerTensor:  # kept: the program reads it from the record
                     feeds.append(tensors[i])
-                    expressions.append(f"{label}[{i}].array")
+                    expressions.append(f"{where[i]}.array")
         view = TapeEntry(op_def, name, attrs, input_ids, output_ids, in_tensors,
                          out_tensors, skip, output_ids[0])
         out_grads: List[Any] = []
@@ -161,7 +200,36 @@ def _trace(record: tuple, grad: Any) -> Callable:
     # An unfed placeholder (a value the tape dropped) makes compile_plan raise.
     plan = compile_plan(graph, results, feeds, name=f"adjoint {name}",
                         signature=(_PARAMETERS, expressions))
-    return plan.function
+    program = plan.function
+    program.preserves_specs = _preserves_specs(inputs, results)
+    return program
+
+
+def _preserves_specs(inputs: tuple, results: List[Any]) -> bool:
+    """Whether every gradient the program returns has, statically (fully known), its
+    input's recorded shape and dtype (see `preserves_specs`)."""
+    for value, result in zip(inputs, results, strict=True):
+        if result is None:
+            continue
+        if type(value) is EagerTensor:
+            shape, dtype = value.array.shape, value.array.dtype
+        elif type(value) is tuple:
+            shape, dtype = value
+        else:
+            return False
+        dims = result.shape.dims
+        if dims is None or None in dims or tuple(dims) != tuple(shape) or \
+                np.dtype(result.dtype.as_numpy_dtype) != dtype:
+            return False
+    return True
+
+
+def preserves_specs(program: Any) -> bool:
+    """True for a program whose every input gradient has that input's shape and dtype
+    by the traced graph's static shapes and dtypes, which the kernels that run it
+    honour (Session plans rely on them as well: eliding temporaries, folding
+    broadcasts). Only such programs are cached on a cell."""
+    return getattr(program, "preserves_specs", False)
 
 
 def cached_programs(op_def: Any) -> Dict[tuple, Any]:

@@ -73,7 +73,7 @@ from ..ops.variables import EagerHandle
 from . import context
 from .eager_tensor import EagerTensor
 from .imperative_grad import imperative_grad
-from .tape import Tape
+from .tape import Tape, fields, gradient_name
 
 _state = context.state
 _log = logging.getLogger("duograd")
@@ -162,7 +162,7 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
     values: Dict[int, Any] = {0: target}   # a trace may capture the target itself
     shared: set = set()   # multi-output records appear once per differentiable output
     for record in producers.values():
-        op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
+        op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
         if len(output_ids) > 1:
             if id(record) in shared:
                 continue
@@ -255,10 +255,11 @@ def own_gradients(producers: dict, canon: Dict[int, int]) -> None:
         record = producers.get(tid)
         if record is None:
             continue
-        fn = gradient_functions.get(record[1])
+        name = gradient_name(record)
+        fn = gradient_functions.get(name)
         module = getattr(fn, "__module__", None) or ""
         if fn is not None and module.split(".", 1)[0] != _PACKAGE:
-            raise Uncacheable(f"user gradient function for {record[1]}")
+            raise Uncacheable(f"user gradient function for {name}")
 
 
 def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[int],

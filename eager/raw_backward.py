@@ -29,7 +29,8 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from .adjoint_programs import UNSUPPORTED, adjoint_program, signature
+from .adjoint_programs import (UNSUPPORTED, adjoint_program, cell_program, preserves_specs,
+                               signature)
 from . import context
 from .eager_tensor import EagerTensor
 
@@ -63,15 +64,19 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
     """Gradients of the sum of `targets` for each source id as EagerTensors (None:
     not connected), or None when the sweep cannot handle this tape."""
     grads: dict = {}
+    trusted = True  # every seed has its target's shape and dtype (see _sweep)
     for i, (target, tid) in enumerate(zip(targets, target_ids, strict=True)):
         seed = output_gradients[i] if output_gradients is not None else None
-        seed = np.ones_like(target.array) if seed is None else seed.array
+        value = target.array
+        seed = np.ones_like(value) if seed is None else seed.array
+        if seed.shape != value.shape or seed.dtype is not value.dtype:
+            trusted = False
         old = grads.get(tid)
         grads[tid] = seed if old is None else old + seed
     sources = frozenset(source_ids)
     try:
         with np.errstate(all="ignore"):
-            _sweep(producers, grads, sources)
+            _sweep(producers, grads, sources, trusted)
     except Exception:  # noqa: BLE001 - any failure: the general pass decides (and raises)
         return None
     result: List[Optional[Any]] = []
@@ -81,80 +86,171 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
     return result
 
 
-def _sweep(producers: dict, grads: dict, sources: frozenset) -> None:
+def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> None:
     """The reverse sweep proper; raises RawPathUnsupported for what it does not do.
 
+    A unary or binary record (eager/tape.py) runs the program cached on its cell when
+    the gradient has the output's shape and dtype; any other record finds its program
+    by its signature. The gradient's shape and dtype are compared with the output's
+    only while the sweep is not `trusted`: trusted means every gradient so far has
+    its tensor's shape and dtype, which holds from seeds like their targets while
+    every program run preserves specs (adjoint_programs.preserves_specs: all cell
+    programs do) and parts of equal shape and dtype are summed; the first program
+    that does not preserve them ends the trust for the rest of the sweep.
     A tensor's gradient parts are summed as they arrive, in place (as hand-written
     code does `gx += g`) when nothing but this sweep's dict can see the array so far:
     it owns its memory, is writable, and its only references are the dict's and ours
     (NumPy elides temporaries by the same reference-count test). A tensor's gradient
     is complete, and handed on, only when its producer is reached, so no program has
     seen the sum before; otherwise (a seed, a constant, an EagerTensor's value, a
-    view) a new array is made."""
+    view) a new array is made. A source's gradient stays in the dict (`get`) when the
+    source is itself recorded (an intermediate source); every other is popped.
+
+    In a chain the gradient of a record's first input is what the next record (its
+    producer) takes: it is held in `chained` rather than put in the dict and popped
+    at once; any other next record first puts it in the dict (it may add to it)."""
     last = None
     get = grads.get
+    pop = grads.pop
     refcount = sys.getrefcount
+    ndarray = _ndarray
+    add = np.add
+    recorded_sources = frozenset([s for s in sources if s in producers])
+    chain_id = None  # a first input's gradient not yet in the dict: `chained`
+    chained: Any = None
     for record in reversed(producers.values()):
+        size = len(record)
+        if size == 6:  # unary: (op_def, input id, output id, input, output, cell)
+            oid = record[2]
+            if oid == chain_id:
+                grad = chained
+                chain_id = chained = None
+            else:
+                if chain_id is not None:
+                    grads[chain_id] = chained
+                    chain_id = chained = None
+                grad = get(oid) if recorded_sources and oid in recorded_sources else \
+                    pop(oid, None)
+                if grad is None:
+                    continue
+            cell = record[5]
+            program = cell[1]
+            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[3] or
+                                                   grad.shape != sig[2]):
+                program = cell_program(record, grad)
+                if program is UNSUPPORTED:
+                    raise RawPathUnsupported(record[0].type)
+                if not preserves_specs(program):
+                    trusted = False
+            (g,) = program(record, grad)
+            del grad  # dead once its program ran (as every local gradient below: peak memory)
+            if g is not None:
+                tid = record[1]
+                old = get(tid)
+                if old is None:
+                    if recorded_sources and tid in recorded_sources:
+                        grads[tid] = g
+                    else:
+                        chain_id = tid
+                        chained = g
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
+                        and g.dtype is old.dtype and old.flags.writeable:
+                    add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
+                else:
+                    grads[tid] = old + g
+                    old = None
+            del g
+            continue
+        if type(record[1]) is int:  # binary: (op_def, x id, y id, output id, x, y, out, cell)
+            oid = record[3]
+            if oid == chain_id:
+                grad = chained
+                chain_id = chained = None
+            else:
+                if chain_id is not None:
+                    grads[chain_id] = chained
+                    chain_id = chained = None
+                grad = get(oid) if recorded_sources and oid in recorded_sources else \
+                    pop(oid, None)
+                if grad is None:
+                    continue
+            cell = record[7]
+            program = cell[1]
+            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[6] or
+                                                   grad.shape != sig[5]):
+                program = cell_program(record, grad)
+                if program is UNSUPPORTED:
+                    raise RawPathUnsupported(record[0].type)
+                if not preserves_specs(program):
+                    trusted = False
+            gx, gy = program(record, grad)
+            del grad
+            if gx is not None:  # (the sum below, written out: this is the hot loop)
+                tid = record[1]
+                old = get(tid)
+                if old is None:
+                    if tid == record[2] or recorded_sources and tid in recorded_sources:
+                        grads[tid] = gx
+                    else:
+                        chain_id = tid
+                        chained = gx
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
+                        and gx.dtype is old.dtype and old.flags.writeable:
+                    add(old, gx, old)
+                else:
+                    grads[tid] = old + gx
+                    old = None
+            if gy is not None:
+                tid = record[2]
+                old = get(tid)
+                if old is None:
+                    grads[tid] = gy
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
+                        and gy.dtype is old.dtype and old.flags.writeable:
+                    add(old, gy, old)
+                else:
+                    grads[tid] = old + gy
+                    old = None
+            del gx, gy
+            continue
+        # general
+        if chain_id is not None:
+            grads[chain_id] = chained
+            chain_id = chained = None
         if record is last:  # a multi-output record is stored once per output
             continue
         last = record
         out_ids = record[4]
-        grad: Any
         if len(out_ids) == 1:
             tid = out_ids[0]
-            grad = get(tid) if tid in sources else grads.pop(tid, None)
+            grad = get(tid) if tid in sources else pop(tid, None)
             if grad is None:
                 continue
         else:
-            grad = tuple([get(t) if t in sources else grads.pop(t, None) for t in out_ids])
+            grad = tuple([get(t) if t in sources else pop(t, None) for t in out_ids])
             if all(g is None for g in grad):
                 continue
-        inputs = record[5]
-        n_inputs = len(inputs)
-        if record[2] or n_inputs > 2 or len(out_ids) != 1:
-            key = signature(record, grad)
-        else:  # signature() of a one- or two-input op without attrs, inline (hot path)
-            x = inputs[0]
-            if type(x) is EagerTensor:
-                array = x.array
-                x_shape, x_dtype = array.shape, array.dtype
-            else:
-                x_shape, x_dtype = x
-            y = record[6][0]
-            if type(y) is EagerTensor:
-                array = y.array
-                y_shape, y_dtype = array.shape, array.dtype
-            else:
-                y_shape, y_dtype = y
-            if n_inputs == 1:
-                key = (record[1], record[7], None, x_shape, x_dtype, y_shape, y_dtype,
-                       grad.shape, grad.dtype)
-            else:
-                z = inputs[1]
-                if type(z) is EagerTensor:
-                    array = z.array
-                    z_shape, z_dtype = array.shape, array.dtype
-                else:
-                    z_shape, z_dtype = z
-                key = (record[1], record[7], None, x_shape, x_dtype, z_shape, z_dtype,
-                       y_shape, y_dtype, grad.shape, grad.dtype)
+        key = signature(record, grad)
         programs = record[0].adjoint_programs
         program = programs.get(key) if programs is not None else None
         if program is None:
             program = adjoint_program(record, grad, key)
         if program is UNSUPPORTED:
             raise RawPathUnsupported(record[1])
-        in_grads = program(inputs, record[6], grad)
-        in_ids = record[3]
-        for i in range(n_inputs):
-            g = in_grads[i]
+        if not preserves_specs(program):
+            trusted = False
+        in_grads = program(record, grad)
+        del grad
+        for tid, g in zip(record[3], in_grads, strict=True):
             if g is not None:
-                tid = in_ids[i]
                 old = get(tid)
                 if old is None:
                     grads[tid] = g
-                elif type(old) is _ndarray and old.base is None and refcount(old) == 3 \
+                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and g.dtype is old.dtype and old.flags.writeable:
-                    np.add(old, g, out=old)  # refs: the dict, `old`, getrefcount's argument
+                    add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + g
+        in_grads = g = old = None  # no finished gradient outlives its record
+    if chain_id is not None:
+        grads[chain_id] = chained

@@ -4,18 +4,34 @@ An entry keeps only what its op's gradient reads (the op declaration's
 `grad_inputs`/`grad_outputs`); every other input or output is remembered
 by its shape and dtype alone, so intermediates die as in hand-written code.
 
-A recorded op is a plain tuple (cheap to build on the hot path):
-`(op_def, gradient_name, attrs, input_ids, output_ids, inputs, outputs, skip)`
-where `inputs`/`outputs` hold the kept tensors, and for each dropped eager
-tensor its lazy spec `(numpy shape, numpy dtype)` (a plain tuple). The
-`TapeEntry` view that a gradient function receives as `op` is built from
-the record only when the general backward pass needs it (`entry_view`).
-Records are stored in `Tape.producers` in execution order (a dict keeps
-insertion order), which the raw first-order sweep relies on.
+A recorded op is a plain tuple (cheap to build on the hot path), in one of
+three layouts, told apart by length and the type of item 1:
+- general (`Tape.record`), 8 items: `(op_def, gradient_name, attrs,
+  input_ids, output_ids, inputs, outputs, skip)` where `inputs`/`outputs`
+  hold the kept tensors, and for each dropped eager tensor its lazy spec
+  `(numpy shape, numpy dtype)` (a plain tuple);
+- unary (`record_unary`: one input, one output, no attrs), 6 items:
+  `(op_def, input_id, output_id, input, output, cell)`;
+- binary (`record_binary`: two inputs, one output, no attrs), 8 items with an
+  int at 1: `(op_def, x_id, y_id, output_id, x, y, output, cell)`.
+In the unary and binary layouts a dropped tensor is None and `cell` is a list
+`[signature, adjoint program or None]` shared by the op's records of one
+signature: unary `(x shape, x dtype, out shape, out dtype)`, binary `(skip,
+x shape, x dtype, y shape, y dtype, out shape, out dtype)`. The op declaration
+keeps its last cell per watched-input pattern (`tape_plans`), so a chain of
+like ops shares one signature object (no shape tuples per record) and the raw
+sweep finds the program on the cell without hashing anything.
+
+`fields(record)` gives any record in the general layout, and `entry_view` the
+`TapeEntry` a gradient function receives as `op`, built only when the general
+backward pass needs it. Records are stored in `Tape.producers` in execution
+order (a dict keeps insertion order), which the raw first-order sweep relies on.
 """
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Set
+
+import numpy as np
 
 from ..framework.dtypes import from_numpy
 from ..framework.tensor_shape import shape_from_dims
@@ -27,8 +43,6 @@ _SKIP_FIRST: frozenset = frozenset([0])
 _SKIP_SECOND: frozenset = frozenset([1])
 _NO_ATTRS: dict = {}
 _DIFFERENTIABLE_KINDS = "fc"
-# Positions in a record tuple.
-OP_DEF, GRADIENT_NAME, ATTRS, INPUT_IDS, OUTPUT_IDS, INPUTS, OUTPUTS, SKIP = range(8)
 
 
 class TapeEntry:
@@ -97,28 +111,61 @@ def _as_spec(value: Any) -> Any:
     return value
 
 
+def fields(record: tuple) -> tuple:
+    """A record of any layout in the general one (see the module docstring)."""
+    if len(record) == 6:  # unary
+        op_def, xid, oid, x, out, cell = record
+        x_shape, x_dtype, out_shape, out_dtype = cell[0]
+        return (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,),
+                (x if x is not None else (x_shape, x_dtype),),
+                (out if out is not None else (out_shape, out_dtype),), _NO_SKIP)
+    if type(record[1]) is int:  # binary
+        op_def, xid, yid, oid, x, y, out, cell = record
+        skip, x_shape, x_dtype, y_shape, y_dtype, out_shape, out_dtype = cell[0]
+        return (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,),
+                (x if x is not None else (x_shape, x_dtype),
+                 y if y is not None else (y_shape, y_dtype)),
+                (out if out is not None else (out_shape, out_dtype),), skip)
+    return record
+
+
 def entry_view(record: tuple) -> "TapeEntry":
     """The TapeEntry (the `op` of a gradient function) of a record tuple."""
-    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = record
+    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
     return TapeEntry(op_def, name, attrs, input_ids, output_ids,
                      tuple([_as_spec(t) for t in inputs]),
                      tuple([_as_spec(t) for t in outputs]), skip, output_ids[0])
 
 
-def _tape_plans(op_def: Any) -> tuple:
+def gradient_name(record: tuple) -> str:
+    """The name a record's gradient function is registered under."""
+    return record[1] if type(record[1]) is str else record[0].type
+
+
+def _tape_plans(op_def: Any) -> list:
     """What the tape keeps of `op_def`, memoised on it as `op_def.tape_plans`:
-    [0] for one input: (the gradient reads input 0, it reads output 0);
+    [0] for one input: [the gradient reads input 0, it reads output 0, last cell,
+    output spec follows the inputs'];
     [1..3] for two inputs, both watched / only the second / only the first:
-    (skip set, reads input 0, reads input 1, reads output 0)."""
+    [skip set, reads input 0, reads input 1, reads output 0, last cell, follows].
+    The cells are replaced, never changed, when a record's signature differs.
+
+    "Follows": the kernel is a NumPy ufunc with one output, whose result shape
+    (broadcasting) and dtype (the ufunc's loop, chosen by the input dtypes alone:
+    NEP 50) follow from its inputs' shapes and dtypes; a record whose inputs match
+    its op's last cell then has the cell's output spec too, unread."""
     outs = op_def.grad_outputs
     keep_out = outs is None or 0 in outs
+    kernel = op_def.kernel
+    follows = type(kernel) is np.ufunc and kernel.nout == 1
     keep = op_def.inputs_read_by_gradient(_NO_SKIP)
-    plans: List[tuple] = [(keep is None or 0 in keep, keep_out)]
+    plans: List[list] = [[keep is None or 0 in keep, keep_out, None, follows]]
     for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
         keep = op_def.inputs_read_by_gradient(skip)
-        plans.append((skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out))
-    op_def.tape_plans = frozen = tuple(plans)
-    return frozen
+        plans.append([skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out,
+                      None, follows])
+    op_def.tape_plans = plans
+    return plans
 
 
 class Tape:
@@ -207,57 +254,56 @@ class Tape:
                 producers[t.tensor_id] = record
 
     def record_unary(self, op_def: Any, x: EagerTensor, out: EagerTensor) -> None:
-        """`record` for a one-input, one-output eager op without attrs (the hot path)."""
+        """`record` for a one-input, one-output eager op without attrs (the hot path);
+        `out` holds the op's kernel applied to `x`'s value."""
         xid = x.tensor_id
         producers = self.producers
         if xid not in producers and xid not in self.watched:
             return
-        array = out.array
-        if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
-            return
-        keeps = (op_def.tape_plans or _tape_plans(op_def))[0]
-        inputs: tuple  # the input, or its (shape, dtype) when the gradient does not read it
-        if keeps[0]:
-            inputs = (x,)
-        else:
-            value = x.array
-            inputs = ((value.shape, value.dtype),)
+        value = x.array
+        plan = (op_def.tape_plans or _tape_plans(op_def))[0]
+        keep_x, keep_out, cell, follows = plan
+        # The op's last signature, compared unbuilt (the output's only when it does not
+        # follow from the input's); a new cell tests the dtype kind (a cell's output
+        # dtype is differentiable).
+        if cell is None or value.shape != (sig := cell[0])[0] or value.dtype is not sig[1] \
+                or not follows and (out.array.shape != sig[2] or out.array.dtype is not sig[3]):
+            array = out.array
+            if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+                return
+            cell = plan[2] = [(value.shape, value.dtype, array.shape, array.dtype), None]
         oid = out.tensor_id
-        producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,), inputs,
-                          (out,) if keeps[1] else ((array.shape, array.dtype),), _NO_SKIP)
+        producers[oid] = (op_def, xid, oid, x if keep_x else None, out if keep_out else None,
+                          cell)
 
     def record_binary(self, op_def: Any, x: EagerTensor, y: EagerTensor,
                       out: EagerTensor) -> None:
-        """`record` for a two-input, one-output eager op without attrs (the hot path)."""
-        watched = self.watched
+        """`record` for a two-input, one-output eager op without attrs (the hot path);
+        `out` holds the op's kernel applied to the inputs' values."""
         producers = self.producers
         xid = x.tensor_id
         yid = y.tensor_id
-        if xid in producers or xid in watched:
-            which = 1 if yid in producers or yid in watched else 3
-        elif yid in producers or yid in watched:
+        if xid in producers or xid in self.watched:
+            which = 1 if yid in producers or yid in self.watched else 3
+        elif yid in producers or yid in self.watched:
             which = 2
         else:
             return
-        array = out.array
-        if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
-            return
-        skip, keep_x, keep_y, keep_out = (op_def.tape_plans or _tape_plans(op_def))[which]
-        first: Any  # each input, or its (shape, dtype) when the gradient does not read it
-        second: Any
-        if keep_x:
-            first = x
-        else:
-            value = x.array
-            first = (value.shape, value.dtype)
-        if keep_y:
-            second = y
-        else:
-            value = y.array
-            second = (value.shape, value.dtype)
+        a = x.array
+        b = y.array
+        plan = (op_def.tape_plans or _tape_plans(op_def))[which]
+        skip, keep_x, keep_y, keep_out, cell, follows = plan
+        if cell is None or a.shape != (sig := cell[0])[1] or a.dtype is not sig[2] or \
+                b.shape != sig[3] or b.dtype is not sig[4] or not follows and (
+                    out.array.shape != sig[5] or out.array.dtype is not sig[6]):
+            array = out.array  # as in record_unary
+            if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+                return
+            cell = plan[4] = [(skip, a.shape, a.dtype, b.shape, b.dtype, array.shape,
+                               array.dtype), None]
         oid = out.tensor_id
-        producers[oid] = (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,), (first, second),
-                          (out,) if keep_out else ((array.shape, array.dtype),), skip)
+        producers[oid] = (op_def, xid, yid, oid, x if keep_x else None,
+                          y if keep_y else None, out if keep_out else None, cell)
 
     def record_entry_copy(self, other: "Tape") -> None:
         """Takes over another tape's entries and watched set (used by hessian)."""

@@ -13,6 +13,7 @@ import duograd as dg
 import op_tables
 from duograd.eager import backprop
 from duograd.eager.adjoint_programs import UNSUPPORTED, cached_programs
+from duograd.eager.tape import Tape, entry_view, fields
 from duograd.ops import math_ops, reduction_ops
 from duograd.ops.indexed_slices_ops import GATHER
 
@@ -275,3 +276,151 @@ def test_gradient_sums_never_write_into_arrays_they_do_not_own(raw_calls):
     np.testing.assert_array_equal(seed.numpy(), seed_values)
     dz_dy = 3.0 + 1.0 + np.cos(2 * xv) + 1.0 + 2 * (2 * xv)
     np.testing.assert_allclose(g.numpy(), 2 * dz_dy * seed_values)
+
+
+def _sin_gradient(x, seed):
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = dg.sin(x)
+    return tape.gradient(y, x, output_gradients=seed)
+
+
+def test_a_cached_program_is_not_run_on_a_gradient_of_another_dtype(raw_calls):
+    """Sin's program cached for float64 gradients never runs on a float32 one (it would
+    multiply silently): the sweep falls back and the general pass raises, as TF does."""
+    x = dg.constant([0.5, 1.0, 2.0], dtype=dg.float64)
+    g = _sin_gradient(x, dg.constant([1.0, 2.0, 3.0], dtype=dg.float64))
+    np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0, 2.0]) * [1.0, 2.0, 3.0])
+    with pytest.raises(dg.errors.InvalidArgumentError):
+        _sin_gradient(x, dg.constant([1.0, 1.0, 1.0], dtype=dg.float32))
+    assert raw_calls[0] is not None and raw_calls[1] is None
+
+
+def test_a_cached_program_is_not_run_on_a_gradient_of_another_shape(raw_calls):
+    """AddV2's program for equal shapes hands the gradient on unchanged; a gradient of
+    another shape gets its own program, which sums it back to the inputs' shape as the
+    general pass does (a stale program would return the (2, 3) gradient)."""
+    x = dg.constant([0.5, 1.0, 2.0], dtype=dg.float64)
+
+    def twice(seed):
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = x + x
+        return tape.gradient(y, x, output_gradients=dg.constant(seed))
+    np.testing.assert_array_equal(twice(np.ones(3)).numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(twice(np.ones((2, 3))).numpy(), [4.0, 4.0, 4.0])
+    assert len(raw_calls) == 2 and None not in raw_calls
+
+
+def test_unary_and_binary_records_share_a_cell_per_signature():
+    """Records of one op, watched-input pattern and signature share one cell (no shape
+    tuples per record); another shape starts a new cell. `fields` gives the general
+    layout, with the (shape, dtype) of each value the gradient does not read."""
+    x = dg.constant(np.ones(3))
+    a, b = dg.sin(x), dg.sin(dg.sin(x))
+    m = dg.constant(np.ones((2, 2)))
+    tape = Tape()
+    for value in (x, a, b, m):
+        tape.watch_id(value.tensor_id)
+    for value in (x, a, b, m):
+        tape.record_unary(math_ops.SIN, value, dg.sin(value))
+    first, second, third, fourth = tape.producers.values()
+    assert first[-1] is second[-1] is third[-1] and fourth[-1] is not first[-1]
+    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(first)
+    assert (op_def, name, input_ids, skip) == (math_ops.SIN, "Sin", (x.tensor_id,), frozenset())
+    assert inputs == (x,) and outputs == (((3,), np.dtype(np.float64)),)  # Sin reads x only
+    y = dg.constant(2.0, dtype=dg.float64)
+    out = x * y
+    tape.record_binary(math_ops.MUL, x, y, out)  # y is not watched: skipped
+    record = tape.producers[out.tensor_id]
+    _, _, _, input_ids, output_ids, inputs, outputs, skip = fields(record)
+    assert input_ids == (x.tensor_id, y.tensor_id) and output_ids == (out.tensor_id,)
+    assert skip == frozenset([1]) and inputs == (((3,), np.dtype(np.float64)), y)
+    assert entry_view(record).inputs[0].shape.as_list() == [3]
+
+
+_FLOAT32_GRADIENT = "TestRawSweepFloat32Identity"
+dg.RegisterGradient(_FLOAT32_GRADIENT)(lambda op, grad: dg.cast(grad, dg.float32))
+
+
+def test_a_program_that_changes_a_gradients_dtype_ends_the_trust(raw_calls):
+    """Cell programs skip the gradient's shape and dtype check only while every program
+    so far kept its inputs' specs: after one that casts, Sin's float64 program (cached
+    by the first gradient) never runs on the float32 gradient, and the general pass
+    raises, as TF does for a gradient of the wrong dtype."""
+    x = dg.constant([0.5, 1.0], dtype=dg.float64)
+    g = _sin_gradient(x, None)
+    np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0]))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        h = dg.sin(x)
+        with dg.gradient_override_map({"Identity": _FLOAT32_GRADIENT}):
+            y = dg.identity(h)
+    with pytest.raises(dg.errors.InvalidArgumentError):
+        tape.gradient(y, x)
+    assert raw_calls[0] is not None and raw_calls[1] is None
+
+
+def test_a_tensor_used_by_several_ops_sums_all_their_gradients(raw_calls):
+    """h feeds tanh, exp and a product, recorded in that order: each consumer's part
+    reaches h (none is lost when the sweep hands a chain's gradient straight on)."""
+    xv = np.array([0.3, -0.8, 1.5])
+    x = dg.constant(xv)
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        h = dg.sin(x)
+        a = dg.tanh(h)
+        b = dg.exp(h)
+        d = h * 2.0
+        y = dg.reduce_sum(a + b + d)
+    g = tape.gradient(y, x)
+    assert raw_calls and raw_calls[0] is not None
+    hv = np.sin(xv)
+    dy_dh = (1 - np.tanh(hv) ** 2) + np.exp(hv) + 2.0
+    np.testing.assert_allclose(g.numpy(), dy_dh * np.cos(xv), rtol=1e-12)
+
+
+def test_the_sweep_keeps_no_finished_gradient_alive():
+    """W6's peak: while the sweep walks a (sin, * 0.5, + x, tanh) chain back, at most
+    three gradient-sized arrays exist beside the tape's kept values (the gradient
+    arriving, the one being made, x's running sum), as in the hand-written floor."""
+    import tracemalloc
+    x = dg.constant(np.random.default_rng(0).normal(size=(256, 256)))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        h = x
+        for _ in range(10):
+            h = dg.tanh(dg.sin(h) * 0.5 + x)
+        y = dg.reduce_sum(h)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        tape.gradient(y, x)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert peak < 3.5 * x.numpy().nbytes, peak / x.numpy().nbytes
+
+
+def test_a_cell_compares_outputs_unless_the_kernel_is_a_ufunc():
+    """A ufunc's output shape and dtype follow from its inputs', so a record whose
+    inputs match its op's last cell shares it unread; Reshape's depend on a value
+    (the target shape), so equal input specs with another output start a new cell."""
+    from duograd.ops import array_ops
+    x = dg.constant(np.arange(6.0))
+    shapes = [dg.constant([2, 3]), dg.constant([3, 2]), dg.constant([3, 2])]
+    outs = [dg.reshape(x, s) for s in shapes]
+    tape = Tape()
+    tape.watch_id(x.tensor_id)
+    for s, out in zip(shapes, outs, strict=True):
+        tape.record_binary(array_ops.RESHAPE, x, s, out)
+    first, second, third = (tape.producers[o.tensor_id] for o in outs)
+    assert first[-1] is not second[-1] and second[-1] is third[-1]
+    float64 = np.dtype(np.float64)
+    assert fields(first)[6] == (((2, 3), float64),) and fields(second)[6] == (((3, 2), float64),)
+    products = [x * 2.0, x * 3.0]
+    for out in products:
+        tape.record_binary(math_ops.MUL, x, dg.constant(2.0, dtype=dg.float64), out)
+    a, b = (tape.producers[o.tensor_id] for o in products)
+    assert a[-1] is b[-1] and a[-1][0][5:] == ((6,), float64)
