@@ -1,4 +1,6 @@
-"""Helpers shared by the public op wrappers: input conversion with TF's dtype rules."""
+"""Helpers shared by the public op wrappers: input conversion with TF's dtype rules,
+and the functions that run one- and two-input ops (`unary_function`,
+`binary_function`): eager mode's hottest path, one Python frame per op."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Tuple
