@@ -424,3 +424,46 @@ def test_a_cell_compares_outputs_unless_the_kernel_is_a_ufunc():
         tape.record_binary(math_ops.MUL, x, dg.constant(2.0, dtype=dg.float64), out)
     a, b = (tape.producers[o.tensor_id] for o in products)
     assert a[-1] is b[-1] and a[-1][0][5:] == ((6,), float64)
+
+
+def _chain_and_derivative(xv):
+    """h <- tanh(0.5 sin(h) + x), 5 times, and dh/dx by the chain rule in NumPy."""
+    h, dh = xv, np.ones_like(xv)
+    for _ in range(5):
+        new = np.tanh(0.5 * np.sin(h) + xv)
+        dh = (1 - new * new) * (0.5 * np.cos(h) * dh + 1)
+        h = new
+    return dh
+
+
+def test_threads_recording_other_shapes_and_dtypes_share_op_cells_safely(raw_calls):
+    """Threads replace an op's last cell under each other (each with its own shape and
+    dtype); every record keeps its own cell, so every gradient stays exact."""
+    import threading
+    failures = []
+
+    def work(shape, dtype, seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(40):
+            xv = rng.random(shape).astype(dtype)
+            x = dg.constant(xv)
+            with dg.GradientTape() as tape:
+                tape.watch(x)
+                h = x
+                for _ in range(5):
+                    h = dg.tanh(dg.sin(h) * 0.5 + x)
+                y = dg.reduce_sum(h)
+            g = tape.gradient(y, x).numpy()
+            want = _chain_and_derivative(xv.astype(np.float64))
+            if g.shape != shape or g.dtype != dtype or \
+                    not np.allclose(g, want, rtol=1e-4 if dtype == np.float32 else 1e-12):
+                failures.append((shape, dtype))
+    threads = [threading.Thread(target=work, args=(shape, dtype, i)) for i, (shape, dtype) in
+               enumerate([((4,), np.float64), ((3, 2), np.float32), ((4,), np.float32),
+                          ((2,), np.float64)])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert len(raw_calls) == 160 and all(r is not None for r in raw_calls)
