@@ -119,50 +119,15 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
     chain_id = None  # a first input's gradient not yet in the dict: `chained`
     chained: Any = None
     for record in reversed(producers.values()):
-        size = len(record)
-        if size == 6:  # unary: (op_def, input id, output id, input, output, cell)
+        if len(record) == 6:  # unary: (op_def, input id, output id, input, output, cell)
             oid = record[2]
-            if oid == chain_id:
-                grad = chained
-                chain_id = chained = None
-            else:
-                if chain_id is not None:
-                    grads[chain_id] = chained
-                    chain_id = chained = None
-                grad = get(oid) if recorded_sources and oid in recorded_sources else \
-                    pop(oid, None)
-                if grad is None:
-                    continue
-            cell = record[5]
-            program = cell[1]
-            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[3] or
-                                                   grad.shape != sig[2]):
-                program = cell_program(record, grad)
-                if program is UNSUPPORTED:
-                    raise RawPathUnsupported(record[0].type)
-                if not preserves_specs(program):
-                    trusted = False
-            (g,) = program(record, grad)
-            del grad  # dead once its program ran (as every local gradient below: peak memory)
-            if g is not None:
-                tid = record[1]
-                old = get(tid)
-                if old is None:
-                    if recorded_sources and tid in recorded_sources:
-                        grads[tid] = g
-                    else:
-                        chain_id = tid
-                        chained = g
-                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
-                        and g.dtype is old.dtype and old.flags.writeable:
-                    add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
-                else:
-                    grads[tid] = old + g
-                    old = None
-            del g
-            continue
-        if type(record[1]) is int:  # binary: (op_def, x id, y id, output id, x, y, out, cell)
+            unary = True
+        elif type(record[1]) is int:  # binary: (op_def, x id, y id, output id, x, y, out, cell)
             oid = record[3]
+            unary = False
+        else:
+            oid = None
+        if oid is not None:
             if oid == chain_id:
                 grad = chained
                 chain_id = chained = None
@@ -174,29 +139,35 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
                     pop(oid, None)
                 if grad is None:
                     continue
-            cell = record[7]
+            cell = record[-1]
             program = cell[1]
-            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[6] or
-                                                   grad.shape != sig[5]):
+            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[-1] or
+                                                   grad.shape != sig[-2]):
                 program = cell_program(record, grad)
                 if program is UNSUPPORTED:
                     raise RawPathUnsupported(record[0].type)
                 if not preserves_specs(program):
                     trusted = False
-            gx, gy = program(record, grad)
-            del grad
-            if gx is not None:  # (the sum below, written out: this is the hot loop)
+            if unary:
+                (gx,) = program(record, grad)
+                gy = None
+            else:
+                gx, gy = program(record, grad)
+            del grad  # dead once its program ran (as every local gradient below: peak memory)
+            # The sums below are written out (not a helper call): this is the hot loop.
+            if gx is not None:
                 tid = record[1]
                 old = get(tid)
                 if old is None:
-                    if tid == record[2] or recorded_sources and tid in recorded_sources:
+                    if not unary and tid == record[2] or \
+                            recorded_sources and tid in recorded_sources:
                         grads[tid] = gx
                     else:
                         chain_id = tid
                         chained = gx
                 elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
                         and gx.dtype is old.dtype and old.flags.writeable:
-                    add(old, gx, old)
+                    add(old, gx, old)  # refs: the dict, `old`, getrefcount's argument
                 else:
                     grads[tid] = old + gx
                     old = None
