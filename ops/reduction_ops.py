@@ -76,6 +76,12 @@ def _mean(x, axis, keepdims, dtype=None):
         s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
         n = x.size // max(np.size(s), 1) if x.size else 1
         return (s // n).astype(x.dtype)
+    if x.size == 0:  # as TF 2.21: NaN for floats, 0 for complex; no NumPy warning
+        total = np.sum(x, axis=axis, keepdims=keepdims)
+        if x.dtype.kind == "c":
+            return total
+        with np.errstate(all="ignore"):
+            return np.true_divide(total, 0)
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
