@@ -179,14 +179,15 @@ TANH_GRAD = _binary("TanhGrad", _tanh_grad_kernel, FLOAT)
 SIGMOID_GRAD = _binary("SigmoidGrad", _sigmoid_grad_kernel, FLOAT)
 
 
-tanh_grad = binary_function(TANH_GRAD, "tanh_grad", __name__,
-                            "tanh_grad(y, dy): dy * (1 - y**2), the gradient of tanh given "
-                            "its output y.")
+def tanh_grad(y: Any, dy: Any, name: Optional[str] = None):
+    """dy * (1 - y**2): the gradient of tanh given its output y (TF's TanhGrad, whose
+    argument names these are)."""
+    return apply_binary(TANH_GRAD, y, dy, name)
 
 
-sigmoid_grad = binary_function(SIGMOID_GRAD, "sigmoid_grad", __name__,
-                               "sigmoid_grad(y, dy): dy * y * (1 - y), the gradient of sigmoid "
-                               "given its output y.")
+def sigmoid_grad(y: Any, dy: Any, name: Optional[str] = None):
+    """dy * y * (1 - y): the gradient of sigmoid given its output y (TF's SigmoidGrad)."""
+    return apply_binary(SIGMOID_GRAD, y, dy, name)
 
 
 negative = unary_function(NEG, "negative", __name__)
