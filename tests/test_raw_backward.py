@@ -380,18 +380,24 @@ def test_a_tensor_used_by_several_ops_sums_all_their_gradients(raw_calls):
     np.testing.assert_allclose(g.numpy(), dy_dh * np.cos(xv), rtol=1e-12)
 
 
+def _taped_chain(x, layers):
+    """(tape, y): y = sum of h <- tanh(0.5 sin(h) + x), `layers` times, recorded."""
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        h = x
+        for _ in range(layers):
+            h = dg.tanh(dg.sin(h) * 0.5 + x)
+        y = dg.reduce_sum(h)
+    return tape, y
+
+
 def test_the_sweep_keeps_no_finished_gradient_alive():
     """W6's peak: while the sweep walks a (sin, * 0.5, + x, tanh) chain back, at most
     three gradient-sized arrays exist beside the tape's kept values (the gradient
     arriving, the one being made, x's running sum), as in the hand-written floor."""
     import tracemalloc
     x = dg.constant(np.random.default_rng(0).normal(size=(256, 256)))
-    with dg.GradientTape() as tape:
-        tape.watch(x)
-        h = x
-        for _ in range(10):
-            h = dg.tanh(dg.sin(h) * 0.5 + x)
-        y = dg.reduce_sum(h)
+    tape, y = _taped_chain(x, 10)
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
@@ -427,7 +433,7 @@ def test_a_cell_compares_outputs_unless_the_kernel_is_a_ufunc():
 
 
 def _chain_and_derivative(xv):
-    """h <- tanh(0.5 sin(h) + x), 5 times, and dh/dx by the chain rule in NumPy."""
+    """`_taped_chain`'s h with 5 layers, and dh/dx by the chain rule in NumPy."""
     h, dh = xv, np.ones_like(xv)
     for _ in range(5):
         new = np.tanh(0.5 * np.sin(h) + xv)
@@ -447,12 +453,7 @@ def test_threads_recording_other_shapes_and_dtypes_share_op_cells_safely(raw_cal
         for _ in range(40):
             xv = rng.random(shape).astype(dtype)
             x = dg.constant(xv)
-            with dg.GradientTape() as tape:
-                tape.watch(x)
-                h = x
-                for _ in range(5):
-                    h = dg.tanh(dg.sin(h) * 0.5 + x)
-                y = dg.reduce_sum(h)
+            tape, y = _taped_chain(x, 5)
             g = tape.gradient(y, x).numpy()
             want = _chain_and_derivative(xv.astype(np.float64))
             if g.shape != shape or g.dtype != dtype or \
