@@ -8,19 +8,23 @@ import types
 from typing import Any, Iterator, Optional, Sequence
 
 from .eager import context
-from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
-from .ops import linalg_ops, matrix_diag_ops, norm_ops
-from .ops import math_extra
-from .ops import embedding_ops, math_only, nn_extra_ops, partition_ops, selection_ops
+from .ops.array import array_ops, indexed_slices_ops
+from .ops.math import math_ops, matmul_ops, reduction_ops
+from .ops.linalg import linalg_ops, matrix_diag_ops, norm_ops
+from .ops.math import math_extra
+from .ops.nn import embedding_ops, nn_extra_ops
+from .ops.math import math_only
+from .ops.array import partition_ops, selection_ops
 from .ops import gradient_checker, gradient_checker_v1
 from .eager import forwardprop
-from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
+from .ops.nn import conv_ops, nn_ops, pooling_ops, softmax_ops
+from .ops.random import random_ops
 from .eager import execution_mode
 from .framework.interactive_session import InteractiveSession
 from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
-from .ops import init_ops, state_ops, variable_scope, variables
+from .ops.state import init_ops, state_ops, variable_scope, variables
 from .ops.gradients_impl import gradients, hessians
-from .ops import check_ops
+from .ops.debugging import check_ops
 from .framework import nest_api
 from .distribute import losses
 
@@ -121,7 +125,7 @@ def device(name: Optional[str]) -> Iterator[None]:
 
 
 # dg.config: process-wide settings (run_functions_eagerly).
-from .ops import function_config  # noqa: E402 - kept beside the namespace it fills
+from .ops.functions import function_config  # noqa: E402 - kept beside the namespace it fills
 config = _namespace("duograd.config", function_config)
 
 

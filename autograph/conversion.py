@@ -24,9 +24,9 @@ import textwrap
 import types
 from typing import Any, Callable, Dict, Optional
 
-from ..ops.cond_ops import cond
-from ..ops.functional_ops import map_fn, scan
-from ..ops.while_loop_ops import while_loop
+from ..ops.control_flow.cond_ops import cond
+from ..ops.control_flow.functional_ops import map_fn, scan
+from ..ops.control_flow.while_loop_ops import while_loop
 from . import operators
 from .transformer import AG, Namer, all_names, convert_function_def, function_def
 

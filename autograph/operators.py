@@ -18,14 +18,15 @@ from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
-from ..ops.cond_ops import cond
+from ..ops.control_flow.cond_ops import cond
 from ..ops.constant_op import convert_to_tensor, is_tensor
-from ..ops.creation_ops import range as tensor_range
-from ..ops.tensor_array_ops import TensorArray
-from ..ops.while_loop_ops import while_loop
+from ..ops.array.creation_ops import range as tensor_range
+from ..ops.control_flow.tensor_array_ops import TensorArray
+from ..ops.control_flow.while_loop_ops import while_loop
 from ..namespaces import control_dependencies
-from ..ops import array_ops, math_ops
-from ..ops.check_ops import Assert
+from ..ops.array import array_ops
+from ..ops.math import math_ops
+from ..ops.debugging.check_ops import Assert
 
 _state = context.state
 

@@ -39,7 +39,7 @@ class FuncGraph(Graph):
         self._capture_by_id: Dict[int, SymbolicTensor] = {}
         self._source_by_placeholder: Dict[int, Any] = {}
         # dg.function's rule for variables created while tracing this graph
-        # (ops/function_variables.py): None defers to the enclosing graph.
+        # (ops/functions/function_variables.py): None defers to the enclosing graph.
         self.variable_policy: Optional[str] = None
         self.created_variables: List[Any] = []
         self.deferred_initializers: List[Tuple[Any, SymbolicTensor]] = []  # (variable, value)

@@ -47,7 +47,7 @@ op_defs = Registry("op")
 gradient_functions = Registry("gradient function")
 # Forward-mode rules (grad_registry/jvp_rules.py), keyed by op type like the gradients.
 jvp_functions = Registry("JVP rule")
-# Batching rules for vectorized_map / pfor (ops/pfor_rules.py), keyed by op type.
+# Batching rules for vectorized_map / pfor (ops/parallel_for/pfor_rules.py), keyed by op type.
 batching_rules = Registry("batching rule")
 # Gradient functions that accept None for missing output gradients, by name.
 gradients_accepting_none: Dict[str, Container[int]] = {}

@@ -7,7 +7,7 @@ import pytest
 import duograd as dg
 from duograd.framework.registry import jvp_functions
 from duograd.grad_registry.jvp_rules import get_jvp_rule
-from duograd.ops.array_ops import sum_to_shape
+from duograd.ops.array.array_ops import sum_to_shape
 
 FA = dg.autodiff.ForwardAccumulator
 

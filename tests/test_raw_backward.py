@@ -14,8 +14,8 @@ import op_tables
 from duograd.eager import backprop
 from duograd.eager.adjoint_programs import UNSUPPORTED, cached_programs
 from duograd.eager.tape import Tape, entry_view, fields
-from duograd.ops import math_ops, reduction_ops
-from duograd.ops.indexed_slices_ops import GATHER
+from duograd.ops.math import math_ops, reduction_ops
+from duograd.ops.array.indexed_slices_ops import GATHER
 
 
 def _rows():
@@ -413,7 +413,7 @@ def test_a_cell_compares_outputs_unless_the_kernel_is_a_ufunc():
     """A ufunc's output shape and dtype follow from its inputs', so a record whose
     inputs match its op's last cell shares it unread; Reshape's depend on a value
     (the target shape), so equal input specs with another output start a new cell."""
-    from duograd.ops import array_ops
+    from duograd.ops.array import array_ops
     x = dg.constant(np.arange(6.0))
     shapes = [dg.constant([2, 3]), dg.constant([3, 2]), dg.constant([3, 2])]
     outs = [dg.reshape(x, s) for s in shapes]

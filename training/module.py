@@ -11,7 +11,7 @@ import functools
 import re
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
-from ..ops.variables import Variable
+from ..ops.state.variables import Variable
 from ..namespaces import name_scope as _name_scope_cm
 from .trackable import child_added
 

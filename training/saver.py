@@ -16,7 +16,7 @@ import numpy as np
 from ..eager import context
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.tensor_shape import TensorShape
-from ..ops.variables import global_variables
+from ..ops.state.variables import global_variables
 from . import checkpoint_format
 from .checkpoint_format import CheckpointReader
 from .trackable import read_value, write_value

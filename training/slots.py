@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..ops.variables import Variable
+from ..ops.state.variables import Variable
 from .lifting import outside_functions
 
 

@@ -14,9 +14,9 @@ import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
-from ...ops import math_ops
+from ...ops.math import math_ops
 from ...ops.constant_op import constant, convert_to_tensor
-from ...ops.array_ops import identity
+from ...ops.array.array_ops import identity
 from ...ops.dispatch import apply_op
 from .graph_def import graph_to_graph_def
 from .summary_ops import WRITE_SUMMARY

@@ -11,7 +11,7 @@ from ...eager import context
 from ...framework import dtypes
 from ...framework.session import get_default_graph
 from ...namespaces import name_scope
-from ...ops.variables import Variable
+from ...ops.state.variables import Variable
 from ..lifting import outside_functions
 
 GLOBAL_STEP = "global_step"
