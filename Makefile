@@ -35,7 +35,7 @@ lint: $(STAMP)
 
 # Differential fuzzing with a large budget (DUOGRAD_FUZZ_EXAMPLES programs, default 3000).
 fuzz: $(STAMP)
-	DUOGRAD_FUZZ=1 $(PY) -m pytest tests/test_fuzz_programs.py -k random_programs
+	DUOGRAD_FUZZ=1 $(PY) -m pytest tests/ops/test_fuzz_programs.py -k random_programs
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run

@@ -23,6 +23,10 @@ class Registry:
             raise KeyError(f"Registering two {self._what}s with name '{name}'!")
         self._table[name] = value
 
+    def unregister(self, name: str) -> None:
+        """Drops `name` (a test's scratch op, say); KeyError when it is not registered."""
+        del self._table[name]
+
     def lookup(self, name: str) -> Any:
         """The value for `name`; LookupError when it was never registered."""
         try:

@@ -3,8 +3,6 @@ function traced once per signature (eager/adjoint_programs.py). It must agree wi
 the general pass for every op that takes it."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
 
 import numpy as np
 import pytest
@@ -19,11 +17,7 @@ from duograd.ops.array.indexed_slices_ops import GATHER
 
 
 def _rows():
-    rows = []
-    for info in sorted(pkgutil.iter_modules(op_tables.__path__), key=lambda m: m.name):
-        if info.name.endswith("_table"):
-            rows.extend(importlib.import_module(f"op_tables.{info.name}").ROWS)
-    return [spec for spec in rows if spec.order]
+    return [spec for spec in op_tables.all_rows() if spec.order]
 
 
 ROWS = _rows()

@@ -14,8 +14,9 @@ import sys
 
 import numpy as np
 import pytest
+from repo_paths import REPO_ROOT, TESTS_DIR
 
-WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed",
+WORKER = os.path.join(TESTS_DIR, "distributed",
                       "train_worker.py")
 MPIEXEC = os.path.join(os.path.dirname(sys.executable), "mpiexec")
 
@@ -98,7 +99,7 @@ def test_a_rank_that_skips_a_collective_fails_the_job(tmp_path):
 
 
 def test_the_example_prints_the_single_process_final_loss_under_mpiexec():
-    example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    example = os.path.join(REPO_ROOT,
                            "examples", "distributed_training.py")
 
     def final_loss(command):

@@ -26,7 +26,7 @@ LAZY = {  # optimizers whose TF rule leaves untouched rows and their slots alone
     "v1_adagrad": lambda: T.AdagradOptimizer(0.1),
     "v1_rmsprop": lambda: T.RMSPropOptimizer(0.1, momentum=0.5),
     "v1_rmsprop_centered": lambda: T.RMSPropOptimizer(0.1, momentum=0.5, centered=True),
-    # lazy_sparse=True (test_lazy_sparse.py checks their numbers)
+    # lazy_sparse=True (ops/array/test_lazy_sparse.py checks their numbers)
     "keras_lazy_adam": lambda: K.LazyAdam(0.1),
     "keras_nadam_lazy": lambda: K.Nadam(0.1, lazy_sparse=True),
     "keras_rmsprop_lazy": lambda: K.RMSprop(0.1, momentum=0.5, centered=True, lazy_sparse=True),

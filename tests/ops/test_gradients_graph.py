@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import duograd as dg
+from repo_paths import REPO_ROOT
 
 
 def _run(g, fetches, feeds=None):
@@ -322,7 +323,7 @@ def test_100k_op_chain_tape():
 
 
 def test_docs_examples_run():
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "gradients.md")
+    path = os.path.join(REPO_ROOT, "docs", "gradients.md")
     failures, tried = doctest.testfile(path, module_relative=False,
                                        optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried > 10 and failures == 0

@@ -7,8 +7,9 @@ import pathlib
 import re
 import subprocess
 import sys
+from repo_paths import REPO_ROOT
 
-TABLE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "gradients_table.md"
+TABLE = pathlib.Path(REPO_ROOT) / "docs" / "gradients_table.md"
 DECLARED = ("same", "differs", "ours only")
 ABSENT = ("not an op type here", "missing", "out of scope")
 

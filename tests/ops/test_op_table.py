@@ -1,8 +1,6 @@
 """The one data-driven op test (STYLE.md 10): every row, forward and gradients, both modes."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
 
 import numpy as np
 import pytest
@@ -14,15 +12,8 @@ from gradcheck import check_grads
 from modes import run_eager
 
 
-def _all_rows():
-    rows = []
-    for info in sorted(pkgutil.iter_modules(op_tables.__path__), key=lambda m: m.name):
-        if info.name.endswith("_table"):
-            rows.extend(importlib.import_module(f"op_tables.{info.name}").ROWS)
-    return rows
 
-
-TABLE = _all_rows()
+TABLE = op_tables.all_rows()
 
 
 def _graph(spec, args, unknown_dims=False):
@@ -64,34 +55,26 @@ def test_gradients_match_central_differences(spec):
 # Op types exercised elsewhere (not reachable from a table row), with where.
 EXEMPT = {
     "Placeholder": "every graph-mode row feeds placeholders",
-    "NoOp": "test_graph.py (group, control_dependencies)",
-    "PrintV2": "test_print.py (no outputs; prints in both modes)",
-    "Assert": "test_debugging.py (no outputs; raises in both modes)",
-    "WriteSummary": "test_summary.py (eager, graph, dg.function)",
-    "ScalarSummary": "test_summary.py (TF1 protos)",
-    "HistogramSummary": "test_summary.py (TF1 protos)",
-    "MergeSummary": "test_summary.py (TF1 protos)",
-    "ResourceSparseApplyRule": "test_lazy_sparse.py, test_sparse_updates.py (eager, graph, dg.function)",
+    "NoOp": "framework/test_graph.py (group, control_dependencies)",
+    "PrintV2": "ops/debugging/test_print.py (no outputs; prints in both modes)",
+    "Assert": "ops/debugging/test_debugging.py (no outputs; raises in both modes)",
+    "WriteSummary": "training/test_summary.py (eager, graph, dg.function)",
+    "ScalarSummary": "training/test_summary.py (TF1 protos)",
+    "HistogramSummary": "training/test_summary.py (TF1 protos)",
+    "MergeSummary": "training/test_summary.py (TF1 protos)",
+    "ResourceSparseApplyRule": "ops/array/test_lazy_sparse.py, ops/array/test_sparse_updates.py (eager, graph, dg.function)",
 }
 
 # Ops TensorFlow registers no gradient for (differentiating through them raises
-# LookupError, tested in test_arrays.py), so they have neither a gradient nor
+# LookupError, tested in ops/array/test_arrays.py), so they have neither a gradient nor
 # NotDifferentiable here either.
 NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod"}
-
-
-def _op_types_of(spec):
-    args = [np.asarray(a) for a in spec.make(np.random.default_rng(0))]
-    g = dg.Graph()
-    with g.as_default():
-        spec.fn(*[dg.placeholder(dg.as_dtype(a.dtype), a.shape) for a in args])
-    return {op.type for op in g.get_operations()}
 
 
 def test_every_declared_op_has_a_row_and_a_gradient_decision():
     covered = set()
     for spec in TABLE:
-        covered |= _op_types_of(spec)
+        covered |= op_tables.op_types_of(spec)
     missing = sorted(t for t in op_defs if t not in covered and t not in EXEMPT)
     assert not missing, f"ops with no op-table row: {missing}"
     undecided = sorted(t for t in op_defs

@@ -8,8 +8,9 @@ import os
 import numpy as np
 
 import duograd as dg
+from repo_paths import REPO_ROOT
 
-_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+_PATH = os.path.join(REPO_ROOT,
                      "conformance", "encode.py")
 _spec = importlib.util.spec_from_file_location("conformance_encode", _PATH)
 encode_module = importlib.util.module_from_spec(_spec)
