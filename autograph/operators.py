@@ -23,7 +23,7 @@ from ..ops.constant_op import convert_to_tensor, is_tensor
 from ..ops.creation_ops import range as tensor_range
 from ..ops.tensor_array_ops import TensorArray
 from ..ops.while_loop_ops import while_loop
-from ..namespaces import control_dependencies
+from ..framework.scopes import control_dependencies
 from ..ops import array_ops, math_ops
 from ..ops.check_ops import Assert
 
