@@ -2,7 +2,6 @@
 
 `import duograd as dg`; names mirror TensorFlow's (see API.md).
 """
-from .framework import errors
 from .framework.dtypes import (DType, as_dtype, bool_ as bool, complex64, complex128,  # noqa: A004
                                double, float16, float32, float64, half, int8, int16, int32,
                                int64, resource, string, uint8, variant)
@@ -39,22 +38,17 @@ from .grad_registry import (array_grad, indexed_slices_grad, join_grad,  # noqa:
 from .ops.state.variables import (Variable, global_variables, global_variables_initializer,  # noqa: F401
                                   trainable_variables, variables_initializer)
 from .grad_registry import variable_grad  # noqa: F401
-from .namespaces import test  # noqa: F401
 from .grad_registry import linalg_grad, matrix_diag_grad  # noqa: F401
-from .namespaces import math, control_dependencies, device  # noqa: A004
-from .namespaces import name_scope_v2 as name_scope  # noqa: F401 (TF2: the name must be a string)
-from .namespaces import linalg  # noqa: F401
+from .framework.scopes import control_dependencies, device  # noqa: F401
+from .framework.scopes import name_scope_v2 as name_scope  # noqa: F401 (TF2: the name must be a string)
 from .ops.custom_gradient import custom_gradient, gradient_override_map  # noqa: F401
 from .ops.recompute import grad_pass_through, recompute_grad  # noqa: F401
 from .ops.functions.numpy_function import numpy_function  # noqa: F401
 from .grad_registry import numpy_function_grad  # noqa: F401
-from .namespaces import autodiff  # noqa: F401
-from .namespaces import nn, random  # noqa: F401,A004
 from .grad_registry import conv_grad, nn_grad, pooling_grad, random_grad, softmax_grad  # noqa: F401
 from .ops.control_flow.control_flow_api import *  # noqa: F401,F403 (function, cond, while_loop, TensorArray)
 from .grad_registry import control_flow_grad, function_grad  # noqa: F401
 from .framework.func_graph import init_scope  # noqa: F401
-from .namespaces import config  # noqa: F401
 from .ops.state.variables import variable_creator_scope  # noqa: F401
 from . import distribute  # noqa: F401 (dg.distribute; its engines load on first use)
 
@@ -68,7 +62,6 @@ from .ops.functions.py_function_ops import py_function  # noqa: F401
 from .ops.debugging.check_ops import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                                       assert_rank, check_numerics)
 from .grad_registry import check_grad, py_function_grad  # noqa: F401
-from .namespaces import debugging, nest  # noqa: F401
 from .grad_registry import nn_extra_grad, static_value_grad  # noqa: F401
 from .ops.math.rounding_ops import *  # noqa: F401,F403,A004 (acosh, floor, round, truncatediv, ...)
 from .ops.array.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat, ...)
@@ -81,11 +74,11 @@ __version__ = "0.1.0"
 from .ops.control_flow.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)
 
 # -- training (training/): Module, Keras-style and TF1 optimizers, schedules ------------
-from .namespaces import compat  # noqa: E402,F401 (dg.compat.v1 / v2)
 from .training.module import Module  # noqa: E402
-from .training.namespaces import extend as _extend, keras, optimizers, train, v1_train  # noqa: E402,F401
-_extend(compat.v1, {"train": v1_train})
-from .namespaces import summary  # noqa: E402,F401 (dg.summary, dg.compat.v1.summary)
+
+# -- the public namespaces: real modules, all assembled in namespaces.py ---------------
+from .namespaces import (autodiff, compat, config, debugging, errors, keras, linalg,  # noqa: E402,F401,A004
+                         math, nest, nn, optimizers, random, summary, test, train)
 
 # -- keep this block last: `dir(dg)` and `dg.__all__` list the public API only --------
 from .namespaces import hide_implementation_modules as _hide, public_names as _public_names  # noqa: E402,E501

@@ -23,7 +23,7 @@ from ..ops.constant_op import convert_to_tensor, is_tensor
 from ..ops.array.creation_ops import range as tensor_range
 from ..ops.control_flow.tensor_array_ops import TensorArray
 from ..ops.control_flow.while_loop_ops import while_loop
-from ..namespaces import control_dependencies
+from ..framework.scopes import control_dependencies
 from ..ops.array import array_ops
 from ..ops.math import math_ops
 from ..ops.debugging.check_ops import Assert

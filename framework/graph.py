@@ -95,7 +95,10 @@ class SymbolicTensor(Tensor):
         return (getitem(i) for i in range(dims[0]))
 
     def __repr__(self) -> str:
-        return f"<dg.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
+
+    def __str__(self) -> str:
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self.dtype.name})'
 
     def ref(self) -> Reference:
         """A hashable reference (`.deref()` gives the tensor back)."""
@@ -186,7 +189,7 @@ class Operation:
         run_in_default_session(self, feed_dict, session)
 
     def __repr__(self) -> str:
-        return f"<dg.Operation '{self.name}' type={self.type}>"
+        return f"<tf.Operation '{self.name}' type={self.type}>"
 
 
 class _ThreadState(threading.local):

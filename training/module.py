@@ -12,7 +12,7 @@ import re
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from ..ops.state.variables import Variable
-from ..namespaces import name_scope as _name_scope_cm
+from ..framework.scopes import name_scope as _name_scope_cm
 from .trackable import child_added
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")

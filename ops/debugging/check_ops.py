@@ -86,7 +86,7 @@ def Assert(condition: Any, data: Sequence[Any], summarize: Optional[int] = None,
                              ", ".join(str(v) for v in np.asarray(convert_to_tensor(d).numpy())
                                        .ravel()[:summarize])
                              for d in data)
-            raise InvalidArgumentError(None, None, f"Expected '{condition!r}' to be true. "
+            raise InvalidArgumentError(None, None, f"Expected '{condition!s}' to be true. "
                                                    f"Summarized data: {text}")
         return None
     tensors: List[Any] = []

@@ -24,6 +24,7 @@ from ...framework.func_graph import init_scope
 from ...framework.graph import run_in_default_session
 from ...framework.tensor import Reference, Tensor, call_operator, new_tensor_id
 from ...framework.tensor_shape import TensorShape, as_shape
+from ...framework.value_text import value_repr
 from ..control_flow import control_flow_ops
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
@@ -358,9 +359,9 @@ class Variable(metaclass=VariableMetaclass):
 
     def __repr__(self) -> str:
         if self.created_eagerly and _state.graph is None:
-            return (f"<dg.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, "
-                    f"numpy={np.asarray(self._value)!r}>")
-        return f"<dg.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
+            return (f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, "
+                    f"numpy={value_repr(self._value)}>")
+        return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __len__(self) -> int:
         return len(self.value())

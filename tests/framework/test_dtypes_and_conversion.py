@@ -68,7 +68,9 @@ def test_eager_tensor_protocols():
     t = dg.constant(3.0)
     assert float(t) == 3.0 and bool(t) and int(dg.constant(7)) == 7
     assert [10, 20, 30][dg.constant(1)] == 20
-    assert repr(dg.constant([1.0, 2.0])) == "tf.Tensor([1. 2.], shape=(2,), dtype=float32)"
+    assert repr(dg.constant([1.0, 2.0])) == \
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"
+    assert str(dg.constant([1.0, 2.0])) == "tf.Tensor([1. 2.], shape=(2,), dtype=float32)"
     v = dg.constant([[1, 2], [3, 4]])
     np.testing.assert_array_equal(np.asarray(v), [[1, 2], [3, 4]])
     assert v.numpy().dtype == np.int32 and v.shape == [2, 2] and v.ndim == 2 and len(v) == 2

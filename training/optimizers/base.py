@@ -36,7 +36,7 @@ from ...ops.math.reduction_ops import reduce_sum
 from ...ops.math.special_math_ops import clip_by_value
 from ...ops.state.variables import Variable
 from ...framework import dtypes
-from ...namespaces import control_dependencies, name_scope
+from ...framework.scopes import control_dependencies, name_scope
 from ..lifting import outside_functions
 from ..module import camel_to_snake
 from ..schedules import LearningRateSchedule

@@ -9,7 +9,7 @@ from ...ops.state.variables import Variable
 from ...framework import dtypes
 from ..lifting import outside_functions
 from ..trackable import child_added
-from ...namespaces import name_scope
+from ...framework.scopes import name_scope
 from .base import Optimizer
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from ...eager import context
 from ...eager.backprop import GradientTape
 from ...framework.indexed_slices import IndexedSlices
-from ...namespaces import control_dependencies, name_scope
+from ...framework.scopes import control_dependencies, name_scope
 from ...ops.constant_op import convert_to_tensor
 from ...ops.control_flow.control_flow_ops import group
 from ...ops.gradients_impl import gradients

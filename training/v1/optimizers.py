@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, List
 
 from ...framework.indexed_slices import IndexedSlices
-from ...namespaces import control_dependencies
+from ...framework.scopes import control_dependencies
 from ...ops.constant_op import convert_to_tensor
 from ...ops.control_flow.control_flow_ops import group
 from ...ops.math.math_ops import cast, rsqrt, sqrt

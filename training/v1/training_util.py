@@ -10,7 +10,7 @@ from typing import Any, Optional
 from ...eager import context
 from ...framework import dtypes
 from ...framework.session import get_default_graph
-from ...namespaces import name_scope
+from ...framework.scopes import name_scope
 from ...ops.state.variables import Variable
 from ..lifting import outside_functions
 
