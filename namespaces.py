@@ -42,6 +42,7 @@ from .training import checkpoint_api
 from .training.summary import summary_v1, summary_v2
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
+from .tf1 import collections_v1, math_v1, nn_v1, queue_runners, random_v1, session_config
 
 ROOT = "duograd"
 
@@ -159,12 +160,16 @@ v1 = namespace("duograd.compat.v1", init_ops, state_ops, variable_scope, executi
     variables_initializer=variables.variables_initializer,
     initialize_all_variables=variables.global_variables_initializer,
     global_variables=variables.global_variables,
-    trainable_variables=variables.trainable_variables), fallback=ROOT)
+    trainable_variables=variables.trainable_variables, **math_v1.NAMES, **random_v1.NAMES,
+    **session_config.NAMES, **collections_v1.NAMES), fallback=ROOT)
+namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.math")
+namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")
+namespace("duograd.compat.v1.nn", extra=nn_v1.NN_NAMES, fallback="duograd.nn")
 namespace("duograd.compat.v1.test", fallback="duograd.test", extra={
     "compute_gradient": gradient_checker_v1.compute_gradient,
     "compute_gradient_error": gradient_checker_v1.compute_gradient_error})
 namespace("duograd.compat.v1.train", extra={
-    **_TRAIN_V1, **checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES})
+    **_TRAIN_V1, **checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES, **queue_runners.NAMES})
 namespace("duograd.compat.v1.summary", extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
 v2 = namespace("duograd.compat.v2", fallback=ROOT)
 
