@@ -39,6 +39,8 @@ from .ops.gradients_impl import gradients, hessians
 from .distribute import losses as distribute_losses
 from .training import optimizers as keras_optimizers, schedules as keras_schedules
 from .training import checkpoint_api
+from .training.keras import initializers as keras_initializers, losses as keras_losses
+from .training.keras import metrics as keras_metrics
 from .training.summary import summary_v1, summary_v2
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
@@ -140,6 +142,10 @@ keras = namespace("duograd.keras")
 optimizers = namespace("duograd.keras.optimizers", keras_optimizers)
 namespace("duograd.keras.optimizers.schedules", keras_schedules)
 alias("duograd.optimizers", optimizers)  # tf.optimizers is tf.keras.optimizers
+initializers = alias("duograd.initializers",
+                     namespace("duograd.keras.initializers", extra=keras_initializers.NAMES))
+losses = alias("duograd.losses", namespace("duograd.keras.losses", extra=keras_losses.NAMES))
+metrics = alias("duograd.metrics", namespace("duograd.keras.metrics", extra=keras_metrics.NAMES))
 
 _TRAIN_V1 = {**_public([v1_optimizers, training_util, learning_rate_decay]),
              "Optimizer": V1Optimizer}
