@@ -24,7 +24,7 @@ from typing import Any, Dict, Iterable, Optional
 
 from .framework import errors as errors_module
 from .eager import execution_mode, forwardprop
-from .framework import nest_api
+from .framework import device_config, nest_api
 from .framework.interactive_session import InteractiveSession
 from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
 from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
@@ -135,7 +135,12 @@ autodiff = namespace("duograd.autodiff", forwardprop,
                      extra={"GradientTape": forwardprop.GradientTape})
 debugging = namespace("duograd.debugging", check_ops)
 nest = namespace("duograd.nest", nest_api)
-config = namespace("duograd.config", function_config)  # process-wide settings
+config = namespace("duograd.config", function_config, extra={  # process-wide settings
+    **device_config.CONFIG_NAMES,
+    "experimental_run_functions_eagerly": function_config.run_functions_eagerly,
+    "experimental_functions_run_eagerly": function_config.functions_run_eagerly})
+namespace("duograd.config.threading", extra=device_config.THREADING_NAMES)
+namespace("duograd.config.experimental", extra=device_config.EXPERIMENTAL_NAMES)
 
 # -- training: Keras-style optimizers and schedules, TF1 train.*, checkpoints -------
 keras = namespace("duograd.keras")
