@@ -24,7 +24,7 @@ from typing import Any, Dict, Iterable, Optional
 
 from .framework import errors as errors_module
 from .eager import execution_mode, forwardprop
-from .framework import nest_api
+from .framework import device_config, nest_api
 from .framework.interactive_session import InteractiveSession
 from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
 from .ops.array import array_ops, indexed_slices_ops
@@ -44,9 +44,12 @@ from .ops.gradients_impl import gradients, hessians
 from .distribute import losses as distribute_losses
 from .training import optimizers as keras_optimizers, schedules as keras_schedules
 from .training import checkpoint_api
+from .training.keras import initializers as keras_initializers, losses as keras_losses
+from .training.keras import metrics as keras_metrics
 from .training.summary import summary_v1, summary_v2
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
+from .tf1 import collections_v1, math_v1, nn_v1, queue_runners, random_v1, session_config
 
 ROOT = "duograd"
 
@@ -137,13 +140,22 @@ autodiff = namespace("duograd.autodiff", forwardprop,
                      extra={"GradientTape": forwardprop.GradientTape})
 debugging = namespace("duograd.debugging", check_ops)
 nest = namespace("duograd.nest", nest_api)
-config = namespace("duograd.config", function_config)  # process-wide settings
+config = namespace("duograd.config", function_config, extra={  # process-wide settings
+    **device_config.CONFIG_NAMES,
+    "experimental_run_functions_eagerly": function_config.run_functions_eagerly,
+    "experimental_functions_run_eagerly": function_config.functions_run_eagerly})
+namespace("duograd.config.threading", extra=device_config.THREADING_NAMES)
+namespace("duograd.config.experimental", extra=device_config.EXPERIMENTAL_NAMES)
 
 # -- training: Keras-style optimizers and schedules, TF1 train.*, checkpoints -------
 keras = namespace("duograd.keras")
 optimizers = namespace("duograd.keras.optimizers", keras_optimizers)
 namespace("duograd.keras.optimizers.schedules", keras_schedules)
 alias("duograd.optimizers", optimizers)  # tf.optimizers is tf.keras.optimizers
+initializers = alias("duograd.initializers",
+                     namespace("duograd.keras.initializers", extra=keras_initializers.NAMES))
+losses = alias("duograd.losses", namespace("duograd.keras.losses", extra=keras_losses.NAMES))
+metrics = alias("duograd.metrics", namespace("duograd.keras.metrics", extra=keras_metrics.NAMES))
 
 _TRAIN_V1 = {**_public([v1_optimizers, training_util, learning_rate_decay]),
              "Optimizer": V1Optimizer}
@@ -164,12 +176,16 @@ v1 = namespace("duograd.compat.v1", init_ops, state_ops, variable_scope, executi
     variables_initializer=variables.variables_initializer,
     initialize_all_variables=variables.global_variables_initializer,
     global_variables=variables.global_variables,
-    trainable_variables=variables.trainable_variables), fallback=ROOT)
+    trainable_variables=variables.trainable_variables, **math_v1.NAMES, **random_v1.NAMES,
+    **session_config.NAMES, **collections_v1.NAMES), fallback=ROOT)
+namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.math")
+namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")
+namespace("duograd.compat.v1.nn", extra=nn_v1.NN_NAMES, fallback="duograd.nn")
 namespace("duograd.compat.v1.test", fallback="duograd.test", extra={
     "compute_gradient": gradient_checker_v1.compute_gradient,
     "compute_gradient_error": gradient_checker_v1.compute_gradient_error})
 namespace("duograd.compat.v1.train", extra={
-    **_TRAIN_V1, **checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES})
+    **_TRAIN_V1, **checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES, **queue_runners.NAMES})
 namespace("duograd.compat.v1.summary", extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
 v2 = namespace("duograd.compat.v2", fallback=ROOT)
 

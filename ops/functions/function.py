@@ -434,6 +434,8 @@ class Function:
                     policy: str) -> Tuple[ConcreteFunction, bool]:
         graph = FuncGraph(f"{self._name}_{self._tracing_count}", outer_graph=_state.graph)
         graph.variable_policy = policy
+        if _state.summary_trace is not None:  # dg.summary.trace_on: trace_export writes it
+            _state.summary_trace.append(graph)
         flat = nest.flatten([list(args), kwargs])
         mask = [_is_tensor_arg(leaf) for leaf in flat]
         with tracing(graph):

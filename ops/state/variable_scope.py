@@ -184,7 +184,8 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
     value = _initial_value(full, shape, dtype,
                            initializer if initializer is not None else scope.initializer)
     kwargs: Dict[str, Any] = {"trainable": True if trainable is None else trainable, "name": full,
-              "shape": shape if shape is not None else None, "validate_shape": validate_shape}
+              "shape": shape if shape is not None else None, "validate_shape": validate_shape,
+              "collections": collections}
     if graph is None or store is None:
         return Variable(value, dtype=dtype if explicit_dtype or callable(value) else None,
                         **kwargs)
@@ -192,6 +193,11 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         variable = Variable(value, dtype=dtype if explicit_dtype or callable(value) else None,
                             **kwargs)
     store[full] = variable
+    if regularizer is not None:  # TF1: its loss joins the REGULARIZATION_LOSSES collection
+        with graph.name_scope(f"{full}/Regularizer/"):
+            penalty = regularizer(variable)
+        if penalty is not None:
+            graph.add_to_collection("regularization_losses", penalty)
     return variable
 
 

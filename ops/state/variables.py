@@ -112,7 +112,7 @@ class Variable(metaclass=VariableMetaclass):
 
     def __init__(self, initial_value: Any = None, trainable: bool = True,
                  name: Optional[str] = None, dtype: Any = None, shape: Any = None,
-                 validate_shape: bool = True, **unused: Any) -> None:
+                 validate_shape: bool = True, collections: Any = None, **unused: Any) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         graph = _state.graph
@@ -131,6 +131,7 @@ class Variable(metaclass=VariableMetaclass):
         if callable(initial_value):
             initial_value = initial_value()
         self._trainable = bool(trainable)
+        self._collections = list(collections) if collections is not None else [GLOBAL_VARIABLES]
         # Held by every update kernel across its read-modify-write, so concurrent
         # assign/assign_add/scatter calls serialise; plain reads take no lock.
         self.update_lock = threading.Lock()
@@ -163,9 +164,11 @@ class Variable(metaclass=VariableMetaclass):
             self.initializer = apply_op(ASSIGN_VARIABLE, (self._handle, value), name="Assign")
             self._graph_element = apply_op(READ_VARIABLE, (self._handle,), self._read_attrs(),
                                            "Read/ReadVariableOp")
-        graph.add_to_collection(GLOBAL_VARIABLES, self)
-        if self._trainable:
-            graph.add_to_collection(TRAINABLE_VARIABLES, self)
+        keys = list(getattr(self, "_collections", [GLOBAL_VARIABLES]))  # TF1's `collections`
+        if self._trainable and TRAINABLE_VARIABLES not in keys:
+            keys.append(TRAINABLE_VARIABLES)
+        for key in dict.fromkeys(keys):
+            graph.add_to_collection(key, self)
 
     def _attrs(self) -> dict:
         """The handle op's attrs (reads take only dtype and shape)."""
