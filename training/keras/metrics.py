@@ -270,11 +270,11 @@ CLASSES = {cls.__name__: cls for cls in (
     Metric, Mean, Sum, MeanMetricWrapper, Accuracy, BinaryAccuracy, CategoricalAccuracy,
     SparseCategoricalAccuracy, MeanSquaredError, MeanAbsoluteError, RootMeanSquaredError,
     BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy, AUC)}
-FUNCTIONS = {"accuracy": accuracy, "binary_accuracy": binary_accuracy,
+FUNCTIONS = {"binary_accuracy": binary_accuracy,  # the function names of keras.metrics
              "categorical_accuracy": categorical_accuracy,
              "sparse_categorical_accuracy": sparse_categorical_accuracy,
-             "mean_squared_error": losses_lib.mean_squared_error,
-             "mean_absolute_error": losses_lib.mean_absolute_error,
+             "mse": losses_lib.mean_squared_error, "MSE": losses_lib.mean_squared_error,
+             "mae": losses_lib.mean_absolute_error, "MAE": losses_lib.mean_absolute_error,
              "binary_crossentropy": losses_lib.binary_crossentropy,
              "categorical_crossentropy": losses_lib.categorical_crossentropy,
              "sparse_categorical_crossentropy": losses_lib.sparse_categorical_crossentropy}
