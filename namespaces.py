@@ -34,7 +34,7 @@ from .ops import embedding_ops, math_only, nn_extra_ops, partition_ops, selectio
 from .ops import gradient_checker, gradient_checker_v1
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
 from .ops import init_ops, state_ops, variable_scope, variables
-from .ops import check_ops, function_config
+from .ops import check_ops, clip_norm_ops, function_config
 from .ops.gradients_impl import gradients, hessians
 from .distribute import losses as distribute_losses
 from .training import optimizers as keras_optimizers, schedules as keras_schedules
@@ -125,7 +125,7 @@ math = namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra
                  extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
                         "where": array_ops.where, **partition_ops.MATH_NAMES})
 linalg = namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops,
-                   extra=partition_ops.LINALG_NAMES)
+                   extra={**partition_ops.LINALG_NAMES, "global_norm": clip_norm_ops.global_norm})
 test = namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
 nn = namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
                nn_extra_ops, extra={"top_k": selection_ops.top_k,

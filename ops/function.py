@@ -122,6 +122,12 @@ def _generality(shapes: tuple) -> int:
     return sum(1000 if s is None else sum(d is None for d in s) for s in shapes)
 
 
+def _named_spec(spec: Any, name: Optional[str]) -> Any:
+    if isinstance(spec, TensorSpec) and spec.name is None and name is not None:
+        return TensorSpec(spec.shape, spec.dtype, name=name)
+    return spec
+
+
 class ConcreteFunction:
     """One trace of a Python function: a GraphFunction plus how to map arguments."""
 
@@ -154,8 +160,13 @@ class ConcreteFunction:
 
     @property
     def structured_input_signature(self) -> Any:
+        """(args, kwargs) of the trace; an unnamed tensor argument's spec takes its
+        parameter's name, as TF names the placeholders."""
         args, kwargs = self._traced_args
-        return tuple(args), dict(kwargs)
+        names = list(self._signature.parameters) if self._signature is not None else []
+        named = [_named_spec(spec, names[i] if i < len(names) else None)
+                 for i, spec in enumerate(args)]
+        return tuple(named), {key: _named_spec(spec, key) for key, spec in kwargs.items()}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calls the trace: tensors where it took tensors, the traced values elsewhere."""
