@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import sys
-import types
+from types import ModuleType
 from typing import Any, Dict, Iterable, Optional
 
 from .framework import errors as errors_module
@@ -34,7 +34,7 @@ from .ops import embedding_ops, math_only, nn_extra_ops, partition_ops, selectio
 from .ops import gradient_checker, gradient_checker_v1
 from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
 from .ops import init_ops, state_ops, variable_scope, variables
-from .ops import check_ops, clip_norm_ops, function_config
+from .ops import check_ops, clip_norm_ops, function_config, function_types
 from .ops.gradients_impl import gradients, hessians
 from .distribute import losses as distribute_losses
 from .training import optimizers as keras_optimizers, schedules as keras_schedules
@@ -49,7 +49,7 @@ from .tf1 import collections_v1, math_v1, nn_v1, queue_runners, random_v1, sessi
 ROOT = "duograd"
 
 
-class Namespace(types.ModuleType):
+class Namespace(ModuleType):
     """A public namespace of duograd: a module whose members come from the layers
     that own them. `fallback` (a dotted name) answers names it lacks, as
     `tf.compat.v1` answers every `tf` name it does not redefine."""
@@ -79,7 +79,7 @@ class Namespace(types.ModuleType):
         return sorted(own)
 
 
-def _register(name: str, space: types.ModuleType) -> None:
+def _register(name: str, space: ModuleType) -> None:
     """Puts `space` in sys.modules under `name` and on its parent module."""
     sys.modules[name] = space
     parent, _, attribute = name.rpartition(".")
@@ -102,7 +102,7 @@ def namespace(name: str, *modules: Any, extra: Optional[Dict[str, Any]] = None,
     return space
 
 
-def alias(name: str, space: types.ModuleType) -> types.ModuleType:
+def alias(name: str, space: ModuleType) -> ModuleType:
     """Makes `space` (and its sub-namespaces) reachable under a second dotted name
     too: `dg.optimizers`, `import duograd.optimizers.schedules`."""
     prefix = space.__name__ + "."
@@ -113,7 +113,7 @@ def alias(name: str, space: types.ModuleType) -> types.ModuleType:
     return space
 
 
-def extend(space: types.ModuleType, members: Dict[str, Any]) -> None:
+def extend(space: ModuleType, members: Dict[str, Any]) -> None:
     """Adds names to a public namespace (sub-namespaces are attached by `namespace`)."""
     for key, value in members.items():
         setattr(space, key, value)
@@ -135,6 +135,8 @@ autodiff = namespace("duograd.autodiff", forwardprop,
                      extra={"GradientTape": forwardprop.GradientTape})
 debugging = namespace("duograd.debugging", check_ops)
 nest = namespace("duograd.nest", nest_api)
+types = namespace("duograd.types")
+namespace("duograd.types.experimental", extra=function_types.EXPERIMENTAL_NAMES)
 config = namespace("duograd.config", function_config, extra={  # process-wide settings
     **device_config.CONFIG_NAMES,
     "experimental_run_functions_eagerly": function_config.run_functions_eagerly,
@@ -201,7 +203,7 @@ def public_names(package_globals: dict) -> list:
     """What `dir(dg)` and `dg.__all__` list: the API, without implementation modules
     (`ops`, `framework`, `math_grad`, ...), which importing a submodule can re-add."""
     return sorted(name for name, value in package_globals.items()
-                  if not name.startswith("_") and (not isinstance(value, types.ModuleType)
+                  if not name.startswith("_") and (not isinstance(value, ModuleType)
                                                    or isinstance(value, Namespace)
                                                    or name in PUBLIC_MODULES))
 
@@ -210,7 +212,7 @@ def hide_implementation_modules(package_globals: dict) -> None:
     """Drops the package attributes that name implementation submodules (they stay
     importable: `from duograd.ops import ...` finds them in sys.modules)."""
     for name, value in list(package_globals.items()):
-        if isinstance(value, types.ModuleType) and not isinstance(value, Namespace) \
+        if isinstance(value, ModuleType) and not isinstance(value, Namespace) \
                 and not name.startswith("_") and name not in PUBLIC_MODULES and \
                 value.__name__.startswith(package_globals["__name__"] + "."):
             del package_globals[name]
