@@ -44,7 +44,8 @@ from .training.keras import metrics as keras_metrics
 from .training.summary import summary_v1, summary_v2
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
-from .tf1 import collections_v1, math_v1, nn_v1, queue_runners, random_v1, session_config
+from .tf1 import collections_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
+from .tf1 import session_config
 
 ROOT = "duograd"
 
@@ -178,6 +179,7 @@ v1 = namespace("duograd.compat.v1", init_ops, state_ops, variable_scope, executi
 namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.math")
 namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")
 namespace("duograd.compat.v1.nn", extra=nn_v1.NN_NAMES, fallback="duograd.nn")
+namespace("duograd.compat.v1.losses", extra=losses_v1.NAMES)
 namespace("duograd.compat.v1.test", fallback="duograd.test", extra={
     "compute_gradient": gradient_checker_v1.compute_gradient,
     "compute_gradient_error": gradient_checker_v1.compute_gradient_error})
