@@ -44,8 +44,8 @@ from .training.keras import metrics as keras_metrics
 from .training.summary import summary_v1, summary_v2
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
-from .tf1 import collections_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
-from .tf1 import session_config
+from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
+from .tf1 import metrics_v1, session_config
 
 ROOT = "duograd"
 
@@ -180,6 +180,8 @@ namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.
 namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")
 namespace("duograd.compat.v1.nn", extra=nn_v1.NN_NAMES, fallback="duograd.nn")
 namespace("duograd.compat.v1.losses", extra=losses_v1.NAMES)
+namespace("duograd.compat.v1.layers", extra=layers_v1.NAMES)
+namespace("duograd.compat.v1.metrics", extra=metrics_v1.NAMES)
 namespace("duograd.compat.v1.test", fallback="duograd.test", extra={
     "compute_gradient": gradient_checker_v1.compute_gradient,
     "compute_gradient_error": gradient_checker_v1.compute_gradient_error})
