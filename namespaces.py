@@ -45,7 +45,7 @@ from .training.summary import summary_v1, summary_v2
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
 from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
-from .tf1 import metrics_v1, session_config
+from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, state_v1
 
 ROOT = "duograd"
 
@@ -175,7 +175,9 @@ v1 = namespace("duograd.compat.v1", init_ops, state_ops, variable_scope, executi
     initialize_all_variables=variables.global_variables_initializer,
     global_variables=variables.global_variables,
     trainable_variables=variables.trainable_variables, **math_v1.NAMES, **random_v1.NAMES,
-    **session_config.NAMES, **collections_v1.NAMES), fallback=ROOT)
+    **session_config.NAMES, **collections_v1.NAMES, **state_v1.NAMES,
+    **initializers_v1.TOP_LEVEL), fallback=ROOT)
+namespace("duograd.compat.v1.initializers", extra=initializers_v1.INITIALIZERS)
 namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.math")
 namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")
 namespace("duograd.compat.v1.nn", extra=nn_v1.NN_NAMES, fallback="duograd.nn")
@@ -189,6 +191,10 @@ namespace("duograd.compat.v1.train", extra={
     **_TRAIN_V1, **checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES, **queue_runners.NAMES})
 namespace("duograd.compat.v1.summary", extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
 v2 = namespace("duograd.compat.v2", fallback=ROOT)
+
+# TF1 names of TF2 functions (tf.compat.v1.matrix_inverse is tf.linalg.inv, ...)
+extend(v1, {old: getattr(sys.modules[f"{ROOT}.{space}" if space else ROOT], new)
+            for old, (space, new) in aliases_v1.V1_ALIASES.items()})
 
 # -- keep this block last: every top-level namespace is also a compat.v1/v2 module --
 TOP_LEVEL = {name: value for name, value in dict(globals()).items()
