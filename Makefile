@@ -7,19 +7,24 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint fuzz bench bench-peers bench-distributed conformance clean
 
 $(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "[setup 1/3] creating $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "[setup 2/3] upgrading pip"
+	@$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@echo "[setup 3/3] installing duograd (editable) with its test tools, tensorboard and MPI"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
 
 DEMO_STAMP := $(VENV)/.demo-installed
 
 $(DEMO_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -e '.[demo]'
-	touch $(DEMO_STAMP)
+	@echo "[setup] installing the demo extras (tqdm, tensorboard)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[demo]'
+	@touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(PY) examples/breast_cancer.py
+	@echo "[demo] running examples/breast_cancer.py"
+	@$(PY) examples/breast_cancer.py
 
 test: lint
 	$(PY) -m pytest

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import sys
-import types
+from types import ModuleType
 from typing import Any, Dict, Iterable, Optional
 
 from .framework import errors as errors_module
@@ -39,7 +39,8 @@ from .ops.nn import conv_ops, nn_ops, pooling_ops, softmax_ops
 from .ops.random import random_ops
 from .ops.state import init_ops, state_ops, variable_scope, variables
 from .ops.debugging import check_ops
-from .ops.functions import function_config
+from .ops.math import clip_norm_ops
+from .ops.functions import function_config, function_types
 from .ops.gradients_impl import gradients, hessians
 from .distribute import losses as distribute_losses
 from .training import optimizers as keras_optimizers, schedules as keras_schedules
@@ -49,12 +50,13 @@ from .training.keras import metrics as keras_metrics
 from .training.summary import summary_v1, summary_v2
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
-from .tf1 import collections_v1, math_v1, nn_v1, queue_runners, random_v1, session_config
+from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
+from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, state_v1
 
 ROOT = "duograd"
 
 
-class Namespace(types.ModuleType):
+class Namespace(ModuleType):
     """A public namespace of duograd: a module whose members come from the layers
     that own them. `fallback` (a dotted name) answers names it lacks, as
     `tf.compat.v1` answers every `tf` name it does not redefine."""
@@ -84,7 +86,7 @@ class Namespace(types.ModuleType):
         return sorted(own)
 
 
-def _register(name: str, space: types.ModuleType) -> None:
+def _register(name: str, space: ModuleType) -> None:
     """Puts `space` in sys.modules under `name` and on its parent module."""
     sys.modules[name] = space
     parent, _, attribute = name.rpartition(".")
@@ -107,7 +109,7 @@ def namespace(name: str, *modules: Any, extra: Optional[Dict[str, Any]] = None,
     return space
 
 
-def alias(name: str, space: types.ModuleType) -> types.ModuleType:
+def alias(name: str, space: ModuleType) -> ModuleType:
     """Makes `space` (and its sub-namespaces) reachable under a second dotted name
     too: `dg.optimizers`, `import duograd.optimizers.schedules`."""
     prefix = space.__name__ + "."
@@ -118,7 +120,7 @@ def alias(name: str, space: types.ModuleType) -> types.ModuleType:
     return space
 
 
-def extend(space: types.ModuleType, members: Dict[str, Any]) -> None:
+def extend(space: ModuleType, members: Dict[str, Any]) -> None:
     """Adds names to a public namespace (sub-namespaces are attached by `namespace`)."""
     for key, value in members.items():
         setattr(space, key, value)
@@ -130,7 +132,7 @@ math = namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra
                  extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
                         "where": array_ops.where, **partition_ops.MATH_NAMES})
 linalg = namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops,
-                   extra=partition_ops.LINALG_NAMES)
+                   extra={**partition_ops.LINALG_NAMES, "global_norm": clip_norm_ops.global_norm})
 test = namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
 nn = namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
                nn_extra_ops, extra={"top_k": selection_ops.top_k,
@@ -140,6 +142,8 @@ autodiff = namespace("duograd.autodiff", forwardprop,
                      extra={"GradientTape": forwardprop.GradientTape})
 debugging = namespace("duograd.debugging", check_ops)
 nest = namespace("duograd.nest", nest_api)
+types = namespace("duograd.types")
+namespace("duograd.types.experimental", extra=function_types.EXPERIMENTAL_NAMES)
 config = namespace("duograd.config", function_config, extra={  # process-wide settings
     **device_config.CONFIG_NAMES,
     "experimental_run_functions_eagerly": function_config.run_functions_eagerly,
@@ -177,10 +181,15 @@ v1 = namespace("duograd.compat.v1", init_ops, state_ops, variable_scope, executi
     initialize_all_variables=variables.global_variables_initializer,
     global_variables=variables.global_variables,
     trainable_variables=variables.trainable_variables, **math_v1.NAMES, **random_v1.NAMES,
-    **session_config.NAMES, **collections_v1.NAMES), fallback=ROOT)
+    **session_config.NAMES, **collections_v1.NAMES, **state_v1.NAMES,
+    **initializers_v1.TOP_LEVEL), fallback=ROOT)
+namespace("duograd.compat.v1.initializers", extra=initializers_v1.INITIALIZERS)
 namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.math")
 namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")
 namespace("duograd.compat.v1.nn", extra=nn_v1.NN_NAMES, fallback="duograd.nn")
+namespace("duograd.compat.v1.losses", extra=losses_v1.NAMES)
+namespace("duograd.compat.v1.layers", extra=layers_v1.NAMES)
+namespace("duograd.compat.v1.metrics", extra=metrics_v1.NAMES)
 namespace("duograd.compat.v1.test", fallback="duograd.test", extra={
     "compute_gradient": gradient_checker_v1.compute_gradient,
     "compute_gradient_error": gradient_checker_v1.compute_gradient_error})
@@ -188,6 +197,10 @@ namespace("duograd.compat.v1.train", extra={
     **_TRAIN_V1, **checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES, **queue_runners.NAMES})
 namespace("duograd.compat.v1.summary", extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
 v2 = namespace("duograd.compat.v2", fallback=ROOT)
+
+# TF1 names of TF2 functions (tf.compat.v1.matrix_inverse is tf.linalg.inv, ...)
+extend(v1, {old: getattr(sys.modules[f"{ROOT}.{space}" if space else ROOT], new)
+            for old, (space, new) in aliases_v1.V1_ALIASES.items()})
 
 # -- keep this block last: every top-level namespace is also a compat.v1/v2 module --
 TOP_LEVEL = {name: value for name, value in dict(globals()).items()
@@ -206,7 +219,7 @@ def public_names(package_globals: dict) -> list:
     """What `dir(dg)` and `dg.__all__` list: the API, without implementation modules
     (`ops`, `framework`, `math_grad`, ...), which importing a submodule can re-add."""
     return sorted(name for name, value in package_globals.items()
-                  if not name.startswith("_") and (not isinstance(value, types.ModuleType)
+                  if not name.startswith("_") and (not isinstance(value, ModuleType)
                                                    or isinstance(value, Namespace)
                                                    or name in PUBLIC_MODULES))
 
@@ -215,7 +228,7 @@ def hide_implementation_modules(package_globals: dict) -> None:
     """Drops the package attributes that name implementation submodules (they stay
     importable: `from duograd.ops import ...` finds them in sys.modules)."""
     for name, value in list(package_globals.items()):
-        if isinstance(value, types.ModuleType) and not isinstance(value, Namespace) \
+        if isinstance(value, ModuleType) and not isinstance(value, Namespace) \
                 and not name.startswith("_") and name not in PUBLIC_MODULES and \
                 value.__name__.startswith(package_globals["__name__"] + "."):
             del package_globals[name]

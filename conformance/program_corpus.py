@@ -7,7 +7,7 @@ Each file of conformance/programs/ starts with `import tensorflow as tf` or
 and once with only that line changed to `import duograd as tf` /
 `import duograd.compat.v1 as tf`, each in a fresh process and an empty working
 directory; the two standard outputs must agree line by line: text exactly,
-numbers to the precision printed (and 1e-4 relative, for the last digits of
+numbers to the precision printed, whitespace ignored (and 1e-4 relative, for the last digits of
 values printed in full). The duograd run uses $DUOGRAD_PYTHON when set (an
 interpreter with duograd's `tensorboard` extra), else this interpreter. Prints one line per program and a summary
 `programs: A agree, D differ of N`; the exit status is 1 when any differs.
@@ -82,7 +82,9 @@ def line_difference(a: str, b: str) -> Optional[str]:
     """None when two printed lines agree (numbers within what was printed)."""
     if a == b:
         return None
-    text_a, text_b = NUMBER.split(a), NUMBER.split(b)
+    # NumPy pads array elements to the widest one: whitespace is layout, not content
+    text_a = [re.sub(r"\s+", "", t) for t in NUMBER.split(a)]
+    text_b = [re.sub(r"\s+", "", t) for t in NUMBER.split(b)]
     nums_a, nums_b = NUMBER.findall(a), NUMBER.findall(b)
     if text_a != text_b or len(nums_a) != len(nums_b):
         return f"TF: {a!r}\n      duograd: {b!r}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 import threading
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -403,6 +404,12 @@ class Graph:
             thread.device = old
 
     # -- reading ----------------------------------------------------------
+    def as_graph_def(self, from_version: Any = None, add_shapes: bool = False) -> Any:
+        """The graph as a GraphDef protocol buffer (the `tensorboard` extra's proto
+        classes, imported here on first use; what summaries write for TensorBoard)."""
+        from ..training.summary.graph_def import graph_to_graph_def  # optional extra
+        return graph_to_graph_def(self)
+
     def get_operations(self) -> List[Operation]:
         with self._lock:
             return list(self._operations)
@@ -460,8 +467,19 @@ class Graph:
     def add_to_collection(self, name: str, value: Any) -> None:
         self.collections.setdefault(name, []).append(value)
 
-    def get_collection(self, name: str) -> list:
-        return list(self.collections.get(name, []))
+    def get_collection(self, name: str, scope: Optional[str] = None) -> list:
+        """A copy of collection `name`; with `scope` (a regular expression), only the
+        items whose name matches it from the start, as TF1."""
+        items = list(self.collections.get(name, []))
+        if scope is None:
+            return items
+        pattern = re.compile(scope)
+        return [item for item in items if isinstance(getattr(item, "name", None), str)
+                and pattern.match(item.name)]
+
+    def get_collection_ref(self, name: str) -> list:
+        """Collection `name` itself: appending to it adds to the collection."""
+        return self.collections.setdefault(name, [])
 
     @property
     def building_function(self) -> bool:

@@ -97,7 +97,7 @@ def test_dir_lists_the_public_api_and_no_implementation_modules():
     assert modules == ["autodiff", "autograph", "compat", "config", "debugging",  # ... adds
                        "distribute", "errors", "initializers", "keras", "linalg",  # nothing
                        "losses", "math", "metrics", "nest", "nn", "optimizers", "random",
-                       "summary", "test", "train"]
+                       "summary", "test", "train", "types"]
     for internal in ("ops", "framework", "eager", "grad_registry", "namespaces", "math_grad",
                      "array_grad", "gradient_checker_v1"):
         assert internal not in names

@@ -3,7 +3,6 @@
 initializers read from them (`local_variables`, `local_variables_initializer`)."""
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, List, Optional, Union
 
 from ..eager import context
@@ -54,25 +53,15 @@ def _graph() -> Graph:
     return graph if graph is not None else get_default_graph()
 
 
-def _scope_of(item: Any) -> Optional[str]:
-    name = getattr(item, "name", None)
-    return name if isinstance(name, str) else None
-
-
 def get_collection(key: str, scope: Optional[str] = None) -> List[Any]:
     """A copy of the default graph's collection `key`; with `scope`, only the items
     whose name matches it from the start (a regular expression, as TF)."""
-    items = _graph().get_collection(key)
-    if scope is None:
-        return items
-    pattern = re.compile(scope)
-    return [item for item in items
-            if _scope_of(item) is not None and pattern.match(_scope_of(item) or "")]
+    return _graph().get_collection(key, scope)
 
 
 def get_collection_ref(key: str) -> List[Any]:
     """The default graph's collection `key` itself (appending to it adds to it)."""
-    return _graph().collections.setdefault(key, [])
+    return _graph().get_collection_ref(key)
 
 
 def add_to_collection(name: str, value: Any) -> None:

@@ -38,6 +38,7 @@ from ...framework.registry import source_converters
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
 from ...framework.tensor_spec import TensorSpec
+from .function_text import bound_values, signature_text
 from . import function_config
 from .auto_control_deps import add_automatic_control_dependencies
 from ..constant_op import convert_to_tensor
@@ -122,6 +123,12 @@ def _generality(shapes: tuple) -> int:
     return sum(1000 if s is None else sum(d is None for d in s) for s in shapes)
 
 
+def _named_spec(spec: Any, name: Optional[str]) -> Any:
+    if isinstance(spec, TensorSpec) and spec.name is None and name is not None:
+        return TensorSpec(spec.shape, spec.dtype, name=name)
+    return spec
+
+
 class ConcreteFunction:
     """One trace of a Python function: a GraphFunction plus how to map arguments."""
 
@@ -154,11 +161,28 @@ class ConcreteFunction:
 
     @property
     def structured_input_signature(self) -> Any:
+        """(args, kwargs) of the trace; an unnamed tensor argument's spec takes its
+        parameter's name, as TF names the placeholders."""
         args, kwargs = self._traced_args
-        return tuple(args), dict(kwargs)
+        names = list(self._signature.parameters) if self._signature is not None else []
+        named = [_named_spec(spec, names[i] if i < len(names) else None)
+                 for i, spec in enumerate(args)]
+        return tuple(named), {key: _named_spec(spec, key) for key, spec in kwargs.items()}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Calls the trace: tensors where it took tensors, the traced values elsewhere."""
+        """Calls the trace: tensors where it took tensors, the traced values elsewhere.
+
+        As TF, a call that does not match the traced arguments may instead give
+        just the tensor arguments, in order (`f.get_concrete_function(model, x)(x)`)."""
+        try:
+            return self._call_structured(args, kwargs)
+        except TypeError:
+            if kwargs or len(args) != self._num_args or self._num_args == len(self._tensor_leaf_mask) \
+                    or not all(isinstance(a, (Tensor, np.ndarray)) for a in args):
+                raise
+            return self.call_flat(list(args), check=True)
+
+    def _call_structured(self, args: tuple, kwargs: dict) -> Any:
         traced = nest.flatten(self._traced_args)
         flat = self._bind(args, kwargs, traced)
         tensors = []
@@ -214,8 +238,18 @@ class ConcreteFunction:
         flat = [None if slot is None else outputs[slot] for slot in self._output_slots]
         return nest.pack_sequence_as(self.structured_outputs, flat)
 
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """Parameters, output type and captures, in TF's words."""
+        args, kwargs = self._traced_args   # unnamed specs, as TF prints them
+        parameters, values = bound_values(self._signature, args, kwargs)
+        return signature_text(parameters, values, self.structured_outputs,
+                              [source for source, _ in self.graph.captures])
+
     def __repr__(self) -> str:
-        return f"<ConcreteFunction {self.graph.name}>"
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+    def __str__(self) -> str:
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -472,6 +506,11 @@ class Function:
         """The Python function, converted by AutoGraph unless `autograph=False`."""
         convert = source_converters.get("autograph") if self._autograph else None
         return self.python_function if convert is None else convert(self.python_function)
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """Every trace's signature so far (TF's words), one block each."""
+        unique = list({id(c): c for c in self._cache.values()}.values())
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in unique)
 
     def __repr__(self) -> str:
         return f"<dg.function {self._name}>"

@@ -9,6 +9,7 @@ py_function_grad.py) is another EagerPyFunc that reruns `func` under a tape.
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 import numpy as np
@@ -72,9 +73,21 @@ EAGER_PY_FUNC = declare_op("EagerPyFunc", _kernel, _infer, num_outputs=-1, state
                            grad_inputs=None, grad_outputs=(), side_effects=True)
 
 
-def py_function(func: Callable, inp: Sequence[Any], Tout: Any,  # noqa: N803 (TF's name)
-                name: Optional[str] = None) -> Any:
-    """Runs `func(*tensors)` as an op; one tensor if `Tout` is a dtype, else a list."""
+def py_function(func: Optional[Callable] = None, inp: Optional[Sequence[Any]] = None,
+                Tout: Any = None, name: Optional[str] = None) -> Any:  # noqa: N803 (TF's name)
+    """Runs `func(*tensors)` as an op; one tensor if `Tout` is a dtype, else a list.
+
+    Without `func` it is a decorator, as TF's: `@py_function(Tout=dg.float32)` makes
+    `f(*inputs)` run `py_function(f, inputs, Tout)`."""
+    if func is None:
+        def decorator(fn: Callable) -> Callable:
+            @functools.wraps(fn)
+            def wrapped(*args: Any) -> Any:
+                return py_function(fn, list(args), Tout, name)
+            return wrapped
+        return decorator
+    if inp is None:
+        return py_function(None, None, Tout, name)(func)
     if not callable(func):
         raise TypeError(f"func must be callable, got {func!r}")
     single = Tout is not None and not isinstance(Tout, (list, tuple))

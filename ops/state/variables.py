@@ -65,6 +65,15 @@ class VariableMetaclass(type):
     first, as in TF (a distribution strategy mirrors the variables made in its scope)."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        graph = _state.graph
+        if graph is None or graph.building_function:
+            return cls._create(*args, **kwargs)
+        # TF: a variable's initial value and initializer ignore the control dependencies
+        # around its creation (an optimizer's slots made under UPDATE_OPS dependencies)
+        with graph.control_dependencies(None):
+            return cls._create(*args, **kwargs)
+
+    def _create(cls, *args: Any, **kwargs: Any) -> Any:
         creators = _state.variable_creators
         if cls is not Variable or not creators:
             return super().__call__(*args, **kwargs)

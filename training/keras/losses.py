@@ -248,16 +248,14 @@ SparseCategoricalCrossentropy = _loss_class("SparseCategoricalCrossentropy",
                                             "ignore_class", from_logits=False,
                                             ignore_class=None)
 
-FUNCTIONS = {
-    "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
-    "MSE": mean_squared_error, "mean_absolute_error": mean_absolute_error,
+FUNCTIONS = {  # the function names of keras.losses (Keras 3.15)
+    "mse": mean_squared_error, "MSE": mean_squared_error,
     "mae": mean_absolute_error, "MAE": mean_absolute_error,
-    "mean_absolute_percentage_error": mean_absolute_percentage_error,
     "mape": mean_absolute_percentage_error, "MAPE": mean_absolute_percentage_error,
-    "mean_squared_logarithmic_error": mean_squared_logarithmic_error,
     "msle": mean_squared_logarithmic_error, "MSLE": mean_squared_logarithmic_error,
-    "huber": huber, "hinge": hinge, "kl_divergence": kl_divergence, "kld": kl_divergence,
-    "KLD": kl_divergence, "poisson": poisson, "binary_crossentropy": binary_crossentropy,
+    "huber": huber, "hinge": hinge, "kld": kl_divergence, "KLD": kl_divergence,
+    "kullback_leibler_divergence": kl_divergence, "poisson": poisson,
+    "binary_crossentropy": binary_crossentropy,
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
 }

@@ -89,15 +89,15 @@ class Sum(Metric):
         return array_ops.identity(self.total)
 
 
-class Mean(Metric):
-    """The (weighted) mean of the values seen: total / count (0 before any)."""
+class MeanState(Metric):
+    """A running weighted mean: total / count (0 before any value)."""
 
-    def __init__(self, name: str = "mean", dtype: Any = None) -> None:
+    def __init__(self, name: Optional[str] = None, dtype: Any = None) -> None:
         super().__init__(name, dtype)
         self.total = self.add_variable((), name="total")
         self.count = self.add_variable((), name="count")
 
-    def update_state(self, values: Any, sample_weight: Any = None) -> None:
+    def accumulate(self, values: Any, sample_weight: Any = None) -> None:
         total, count = _weighted(values, sample_weight, self.dtype)
         self.total.assign_add(total)
         self.count.assign_add(count)
@@ -106,7 +106,17 @@ class Mean(Metric):
         return special_math_ops.divide_no_nan(self.total.value(), self.count.value())
 
 
-class MeanMetricWrapper(Mean):
+class Mean(MeanState):
+    """The (weighted) mean of the values seen."""
+
+    def __init__(self, name: str = "mean", dtype: Any = None) -> None:
+        super().__init__(name, dtype)
+
+    def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        self.accumulate(values, sample_weight)
+
+
+class MeanMetricWrapper(MeanState):
     """The mean of a per-sample function `fn(y_true, y_pred)` over the samples seen."""
 
     def __init__(self, fn: Any, name: Optional[str] = None, dtype: Any = None,
@@ -116,7 +126,7 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        self.accumulate(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
 
 
 def accuracy(y_true: Any, y_pred: Any) -> Any:
@@ -187,13 +197,13 @@ SparseCategoricalCrossentropy = _wrapper_class("SparseCategoricalCrossentropy",
                                                from_logits=False)
 
 
-class RootMeanSquaredError(Mean):
+class RootMeanSquaredError(MeanState):
     def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
         super().__init__(name, dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = losses_lib.squeeze_to_same_rank(*losses_lib.prepare(y_true, y_pred))
-        super().update_state(math_ops.square(y_pred - y_true), sample_weight)
+        self.accumulate(math_ops.square(y_pred - y_true), sample_weight)
 
     def result(self) -> Any:
         return math_ops.sqrt(super().result())
@@ -271,11 +281,11 @@ CLASSES = {cls.__name__: cls for cls in (
     Metric, Mean, Sum, MeanMetricWrapper, Accuracy, BinaryAccuracy, CategoricalAccuracy,
     SparseCategoricalAccuracy, MeanSquaredError, MeanAbsoluteError, RootMeanSquaredError,
     BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy, AUC)}
-FUNCTIONS = {"accuracy": accuracy, "binary_accuracy": binary_accuracy,
+FUNCTIONS = {"binary_accuracy": binary_accuracy,  # the function names of keras.metrics
              "categorical_accuracy": categorical_accuracy,
              "sparse_categorical_accuracy": sparse_categorical_accuracy,
-             "mean_squared_error": losses_lib.mean_squared_error,
-             "mean_absolute_error": losses_lib.mean_absolute_error,
+             "mse": losses_lib.mean_squared_error, "MSE": losses_lib.mean_squared_error,
+             "mae": losses_lib.mean_absolute_error, "MAE": losses_lib.mean_absolute_error,
              "binary_crossentropy": losses_lib.binary_crossentropy,
              "categorical_crossentropy": losses_lib.categorical_crossentropy,
              "sparse_categorical_crossentropy": losses_lib.sparse_categorical_crossentropy}

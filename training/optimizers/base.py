@@ -37,7 +37,7 @@ from ...ops.math.special_math_ops import clip_by_value
 from ...ops.state.variables import Variable
 from ...framework import dtypes
 from ...framework.scopes import control_dependencies, name_scope
-from ..lifting import outside_functions
+from ..lifting import check_may_create_variables, outside_functions
 from ..module import camel_to_snake
 from ..schedules import LearningRateSchedule
 from ..slots import SlotRegistry
@@ -328,6 +328,7 @@ class Optimizer:
             trainable_variables = [ref.deref() for ref in self._variable_index]
         trainable_variables = list(trainable_variables)
         if not self.built:
+            check_may_create_variables()
             with outside_functions(), name_scope(self.name):
                 self.build(trainable_variables)
             self.built = True
