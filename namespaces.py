@@ -189,7 +189,7 @@ compat.v1.summary = _namespace("duograd.compat.v1.summary",
 
 
 # -- the public surface of `dg` ----------------------------------------------------
-PUBLIC_MODULES = ("errors", "autograph", "distribute")   # modules that are API (no other is)
+PUBLIC_MODULES = ("errors", "autograph", "distribute", "data")   # modules that are API (no other is)
 
 
 def public_names(package_globals: dict) -> list:

@@ -1,0 +1,99 @@
+"""reduce and scan: a traced function carrying a state across the elements."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..autograph.conversion import convert
+from ..framework import nest
+from ..framework.tensor_spec import TensorSpec
+from . import structure
+from .dataset import Dataset, IterationContext
+from .functions import StructuredFunction
+
+
+def _state_spec_and_values(initial_state: Any) -> tuple:
+    return structure.normalize(initial_state, "initial_state")
+
+
+def _check_state(new_spec: Any, state_spec: Any, what: str) -> None:
+    new_flat, old_flat = structure.flat_specs(new_spec), structure.flat_specs(state_spec)
+    if not structure.same_structure(new_spec, state_spec) or len(new_flat) != len(old_flat):
+        raise TypeError(f"The element types for the new state must match the initial state. "
+                        f"Expected {state_spec}; got {new_spec}.")
+    for new, old in zip(new_flat, old_flat, strict=True):
+        if new.dtype != old.dtype:
+            raise TypeError(f"The element types for the new state must match the initial "
+                            f"state. Expected {state_spec}; got {new_spec}.")
+
+
+def _relaxed(state_spec: Any, new_spec: Any) -> Any:
+    merged = [structure.most_specific_compatible(a, b) for a, b in zip(
+        structure.flat_specs(state_spec), structure.flat_specs(new_spec), strict=True)]
+    return nest.pack_sequence_as(state_spec, merged) if structure.is_structure(state_spec) \
+        else merged[0]
+
+
+class _StateFunction:
+    """func(state, element) traced once with a state spec general enough for every
+    step (a dimension the step changes is traced unknown, as TF relaxes it)."""
+
+    def __init__(self, func: Callable, state_spec: Any, element_spec: Any, what: str,
+                 outputs_state_only: bool) -> None:
+        func = convert(func)
+
+        def split_call(state: Any, element: Any) -> Any:
+            return func(state, *element) if type(element) is tuple else func(state, element)
+
+        for _ in range(2):
+            function = StructuredFunction(lambda s, e: split_call(s, e), (state_spec,
+                                                                          element_spec), what)
+            out = function.output_spec
+            new_state = out if outputs_state_only else (out[0] if isinstance(out, tuple) and
+                                                        len(out) == 2 else None)
+            if new_state is None:
+                raise TypeError(f"The `scan_func` must return a pair (new_state, output), "
+                                f"got {out}")
+            _check_state(new_state, state_spec, what)
+            relaxed = _relaxed(state_spec, new_state)
+            if relaxed == state_spec:
+                break
+            state_spec = relaxed
+        self.function = function
+        self.state_spec = state_spec
+        self.width = len(structure.flat_specs(state_spec))
+
+
+def reduce_dataset(dataset: Dataset, initial_state: Any, reduce_func: Callable) -> Any:
+    """Dataset.reduce: the final state, as tensors (eagerly)."""
+    state_spec, state = _state_spec_and_values(initial_state)
+    step = _StateFunction(reduce_func, state_spec, dataset.element_spec, "reduce", True)
+    values = tuple(np.asarray(v) for v in state)
+    for element in dataset.run_eagerly():
+        values = tuple(step.function(values + element))
+    return structure.pack(step.state_spec, values)
+
+
+class ScanDataset(Dataset):
+    """scan(initial_state, scan_func): the outputs of a stateful step per element."""
+
+    def __init__(self, source: Dataset, initial_state: Any, scan_func: Callable) -> None:
+        state_spec, self._initial = _state_spec_and_values(initial_state)
+        self._step = _StateFunction(scan_func, state_spec, source.element_spec, "scan", False)
+        out_spec = self._step.function.output_spec[1]
+        super().__init__(out_spec, (source,))
+
+    def cardinality_value(self) -> int:
+        return self._inputs[0].cardinality_value()
+
+    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+        function, width = self._step.function, self._step.width
+        state = tuple(np.asarray(v) for v in self._initial)
+        for element in self._inputs[0].elements(ctx):
+            out = function(state + element, ctx.resources)
+            state, result = tuple(out[:width]), tuple(out[width:])
+            yield result
+
+
+__all__ = ["reduce_dataset", "ScanDataset", "TensorSpec"]
