@@ -18,7 +18,7 @@ from .slicing import UnknownInt, as_int
 def _positive(value: Any, what: str) -> int:
     n = as_int(value, what)
     if n <= 0:
-        raise errors.InvalidArgumentError(None, None, f"{what} must be greater than zero.")
+        raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
     return n
 
 
@@ -31,12 +31,11 @@ def _batched_cardinality(n: int, size: int, drop_remainder: bool) -> int:
 def stack_component(parts: Sequence[np.ndarray], component: int) -> np.ndarray:
     """np.stack of one component of a batch, with TF's error for differing shapes."""
     first = parts[0].shape
-    for k, part in enumerate(parts):
+    for part in parts:
         if part.shape != first:
             raise errors.InvalidArgumentError(
-                None, None, f"Cannot batch tensors with different shapes in component "
-                f"{component}. First element had shape {_shape(first)} and element {k} had "
-                f"shape {_shape(part.shape)}.")
+                None, None, "Cannot add tensor to the batch: number of elements does not "
+                f"match. Shapes are: [tensor]: {_shape(part.shape)}, [batch]: {_shape(first)}")
     return np.stack(parts)
 
 
@@ -147,7 +146,7 @@ class PaddedBatchDataset(Dataset):
         target = [int(m) if d is None else d for d, m in zip(shape.dims, largest, strict=True)]
         for part in parts:
             if any(s > t for s, t in zip(part.shape, target, strict=True)):
-                raise errors.InvalidArgumentError(
+                raise errors.DataLossError(
                     None, None, f"Attempted to pad to a smaller size than the input element. "
                     f"Input shape {_shape(part.shape)} padded shape {_shape(tuple(target))}")
         out = np.full([len(parts)] + target, self._pads[k], dtype=parts[0].dtype)

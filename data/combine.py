@@ -12,16 +12,19 @@ class ZipDataset(Dataset):
     """zip(datasets): tuples (or dicts, nests) of the datasets' elements, to the shortest."""
 
     def __init__(self, datasets: Any) -> None:
+        if isinstance(datasets, list) or (isinstance(datasets, tuple) and any(
+                isinstance(d, list) for d in datasets)):
+            raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) "
+                            "structures of `dg.data.Dataset` objects. Python `list` is not "
+                            "supported and you should use `tuple` instead.")
         members = nest.flatten(datasets)
         for member in members:
             if not isinstance(member, Dataset):
                 raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) "
-                                f"structure of `tf.data.Dataset` objects. Encountered object "
+                                f"structure of `dg.data.Dataset` objects. Encountered object "
                                 f"with type {type(member)}.")
         spec = nest.pack_sequence_as(datasets, [m.element_spec for m in members]) \
             if nest.is_nested(datasets) else members[0].element_spec
-        if isinstance(datasets, list):
-            spec = tuple(spec)
         self._widths = [len(structure.flat_specs(m.element_spec)) for m in members]
         super().__init__(spec, tuple(members))
 

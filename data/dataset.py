@@ -144,9 +144,11 @@ class Dataset:
         return TensorDataset(tensors)
 
     @staticmethod
-    def range(*args: Any, **kwargs: Any) -> "Dataset":  # noqa: A003 (TF's name)
+    def range(*args: Any, output_type: Any = None, name: Optional[str] = None  # noqa: A003
+              ) -> "Dataset":
+        from ..framework import dtypes
         from .sources import RangeDataset
-        return RangeDataset(*args, **kwargs)
+        return RangeDataset(*args, dtype=dtypes.int64 if output_type is None else output_type)
 
     @staticmethod
     def from_generator(generator: Callable, output_types: Any = None, output_shapes: Any = None,
@@ -287,7 +289,7 @@ class Dataset:
     def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
         dataset = transformation_func(self)
         if not isinstance(dataset, Dataset):
-            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. "
+            raise TypeError(f"`transformation_func` must return a `dg.data.Dataset` object. "
                             f"Got {type(dataset)}.")
         return dataset
 

@@ -20,12 +20,15 @@ def _state_spec_and_values(initial_state: Any) -> tuple:
 def _check_state(new_spec: Any, state_spec: Any, what: str) -> None:
     new_flat, old_flat = structure.flat_specs(new_spec), structure.flat_specs(state_spec)
     if not structure.same_structure(new_spec, state_spec) or len(new_flat) != len(old_flat):
-        raise TypeError(f"The element types for the new state must match the initial state. "
-                        f"Expected {state_spec}; got {new_spec}.")
-    for new, old in zip(new_flat, old_flat, strict=True):
-        if new.dtype != old.dtype:
-            raise TypeError(f"The element types for the new state must match the initial "
-                            f"state. Expected {state_spec}; got {new_spec}.")
+        raise TypeError(f"Invalid `{what}`. The element structure for the new state must match "
+                        f"the initial state. Expected {state_spec}; got {new_spec}.")
+    old_types = [s.dtype for s in old_flat]
+    new_types = [s.dtype for s in new_flat]
+    if old_types != new_types:
+        expected = old_types[0] if len(old_types) == 1 else tuple(old_types)
+        got = new_types[0] if len(new_types) == 1 else tuple(new_types)
+        raise TypeError(f"Invalid `{what}`. The element types for the new state must match "
+                        f"the initial state. Expected {expected!r}, got {got!r}.")
 
 
 def _relaxed(state_spec: Any, new_spec: Any) -> Any:
@@ -68,7 +71,7 @@ class _StateFunction:
 def reduce_dataset(dataset: Dataset, initial_state: Any, reduce_func: Callable) -> Any:
     """Dataset.reduce: the final state, as tensors (eagerly)."""
     state_spec, state = _state_spec_and_values(initial_state)
-    step = _StateFunction(reduce_func, state_spec, dataset.element_spec, "reduce", True)
+    step = _StateFunction(reduce_func, state_spec, dataset.element_spec, "reduce_func", True)
     values = tuple(np.asarray(v) for v in state)
     for element in dataset.run_eagerly():
         values = tuple(step.function(values + element))
@@ -80,7 +83,7 @@ class ScanDataset(Dataset):
 
     def __init__(self, source: Dataset, initial_state: Any, scan_func: Callable) -> None:
         state_spec, self._initial = _state_spec_and_values(initial_state)
-        self._step = _StateFunction(scan_func, state_spec, source.element_spec, "scan", False)
+        self._step = _StateFunction(scan_func, state_spec, source.element_spec, "scan_func", False)
         out_spec = self._step.function.output_spec[1]
         super().__init__(out_spec, (source,))
 

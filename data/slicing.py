@@ -158,9 +158,9 @@ class UniqueDataset(Dataset):
         spec = source.element_spec
         if not isinstance(spec, TensorSpec) or spec.dtype not in (
                 dtypes.int32, dtypes.int64, dtypes.string):
-            raise TypeError("`tf.data.Dataset.unique` does not support type "
-                            f"{getattr(spec, 'dtype', type(spec).__name__)!r}: "
-                            "it requires a single int32, int64 or string component.")
+            raise TypeError("`dg.data.Dataset.unique` does not support type "
+                            f"{getattr(spec, 'dtype', type(spec).__name__)!r} -- only "
+                            "`dg.int32`, `dg.int64`, and `dg.string` are supported.")
         if spec.shape.rank not in (None, 0):
             raise TypeError("`tf.data.Dataset.unique` only supports inputs with a single "
                             f"scalar component, got {spec!r}.")

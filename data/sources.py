@@ -177,18 +177,22 @@ class GeneratorDataset(Dataset):
 
     def _check(self, value: Any, specs: list) -> tuple:
         spec_structure = self.element_spec
-        value_structure, leaves = structure.flatten_value(value)
-        if structure.is_structure(spec_structure) and not structure.same_structure(
-                nest.map_structure(lambda _: 0, spec_structure),
-                nest.map_structure(lambda _: 0, value_structure)) \
-                or len(leaves) != len(specs):
-            raise TypeError(f"`generator` yielded an element that did not match the expected "
-                            f"structure. The expected structure was {self._types()}, but the "
-                            f"yielded element was {value}.")
+        if not structure.is_structure(spec_structure):
+            leaves = [value]  # one tensor: a tuple or list yielded is its value
+        else:
+            value_structure, leaves = structure.flatten_value(value)
+            if not structure.same_structure(nest.map_structure(lambda _: 0, spec_structure),
+                                            nest.map_structure(lambda _: 0, value_structure)) \
+                    or len(leaves) != len(specs):
+                raise errors.InvalidArgumentError(
+                    None, None, f"TypeError: `generator` yielded an element that did not match "
+                    f"the expected structure. The expected structure was {self._types()}, but "
+                    f"the yielded element was {value}.")
         out = []
         for leaf, spec in zip(leaves, specs, strict=True):
             try:
-                array = np.asarray(structure.leaf_array(leaf))
+                array = np.asarray(structure.leaf_array(leaf if not isinstance(leaf, tuple)
+                                                        else list(leaf)))
                 target = spec.dtype.as_numpy_dtype
                 if array.dtype != target:
                     if array.dtype.kind not in "biuf" or (array.dtype.kind == "f" and
@@ -196,13 +200,15 @@ class GeneratorDataset(Dataset):
                         raise TypeError("incompatible dtype")
                     array = array.astype(target)
             except (TypeError, ValueError):
-                raise TypeError(f"`generator` yielded an element that could not be converted "
+                raise errors.InvalidArgumentError(
+                    None, None, f"TypeError: `generator` yielded an element that could not be "
+                                f"converted "
                                 f"to the expected type. The expected type was "
                                 f"{spec.dtype.name}, but the yielded element was "
                                 f"{leaf}.") from None
             if not TensorShape(array.shape).is_compatible_with(spec.shape):
                 raise errors.InvalidArgumentError(
-                    None, None, f"`generator` yielded an element of shape {array.shape} where an "
+                    None, None, f"TypeError: `generator` yielded an element of shape {array.shape} where an "
                     f"element of shape {tuple(spec.shape.as_list()) if spec.shape.dims is not None else None} "
                     "was expected.")
             out.append(array)
