@@ -186,6 +186,8 @@ from .training.summary import summary_v1, summary_v2  # noqa: E402
 summary = _namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
 compat.v1.summary = _namespace("duograd.compat.v1.summary",
                                extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
+from .data import compat_v1 as _data_v1  # noqa: E402 (dg.compat.v1.data)
+compat.v1.data = _namespace("duograd.compat.v1.data", extra=_data_v1.NAMES)
 
 
 # -- the public surface of `dg` ----------------------------------------------------

@@ -117,8 +117,7 @@ class PaddedBatchDataset(Dataset):
         else:
             values = _up_to(source.element_spec, padding_values) \
                 if structure.is_structure(source.element_spec) else [padding_values]
-            self._pads = [np.asarray(v.numpy() if isinstance(v, Tensor) else v,
-                                     s.dtype.as_numpy_dtype)
+            self._pads = [np.asarray(structure.leaf_array(v), s.dtype.as_numpy_dtype)
                           for v, s in zip(values, specs, strict=True)]
         dim = self._size if self._drop else None
         out = [TensorSpec(TensorShape([dim] + [p if p is not None else d for p, d in zip(

@@ -127,6 +127,12 @@ class Dataset:
                                 f"that produce values of type {structure.DatasetSpec.__name__}")
         return NumpyIterator(self)
 
+    def graph_iterator(self) -> Any:
+        """An iterator's ops in the graph being built, started afresh each time the
+        graph runs (what AutoGraph's `for x in dataset` loops over)."""
+        from .graph_ops import GraphIterator
+        return GraphIterator(self, one_shot=False)
+
     def run_eagerly(self, resources: Any = None, bindings: Optional[dict] = None
                     ) -> Iterator[tuple]:
         """The flat elements for one iteration (used by every iterator)."""

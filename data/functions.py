@@ -107,7 +107,7 @@ class StructuredFunction:
 
     def call_structured(self, *tensors: Any) -> Any:
         """Calls the trace with tensors in the current mode (reduce, graph loops)."""
-        return self._concrete(*tensors)
+        return self._concrete.call_flat(list(tensors))
 
 
 def scalar_bool_check(function: StructuredFunction, what: str) -> None:

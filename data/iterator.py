@@ -10,9 +10,11 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterator, Optional
 
+from ..eager import context
 from ..framework import errors
 from . import structure
 from .dataset import Dataset
+from .threads import prefetched
 
 END_OF_SEQUENCE = "End of sequence"
 
@@ -24,7 +26,12 @@ class OwnedIterator:
                  bindings: Optional[dict] = None) -> None:
         self._dataset = dataset
         self._spec = dataset.element_spec
-        self._elements: Optional[Iterator[tuple]] = dataset.run_eagerly(resources, bindings)
+        elements = dataset.run_eagerly(resources, bindings)
+        if context.state.graph is not None:
+            # a kernel of a graph being run (a Session in graph mode): the pipeline's
+            # Python functions must run eagerly, so the pipeline runs on its own thread
+            elements = prefetched(elements, 1, "graph_iterator")
+        self._elements: Optional[Iterator[tuple]] = elements
         self._lock = threading.Lock()
 
     @property

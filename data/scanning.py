@@ -6,7 +6,11 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..autograph.conversion import convert
+from ..eager import context
 from ..framework import nest
+from ..ops.array_ops import identity
+from ..ops.constant_op import convert_to_tensor
+from ..ops.while_loop_ops import while_loop
 from ..framework.tensor_spec import TensorSpec
 from . import structure
 from .dataset import Dataset, IterationContext
@@ -72,10 +76,33 @@ def reduce_dataset(dataset: Dataset, initial_state: Any, reduce_func: Callable) 
     """Dataset.reduce: the final state, as tensors (eagerly)."""
     state_spec, state = _state_spec_and_values(initial_state)
     step = _StateFunction(reduce_func, state_spec, dataset.element_spec, "reduce_func", True)
+    if context.state.graph is not None:
+        return _graph_reduce(dataset, step, state)
     values = tuple(np.asarray(v) for v in state)
     for element in dataset.run_eagerly():
         values = tuple(step.function(values + element))
     return structure.pack(step.state_spec, values)
+
+
+def _graph_reduce(dataset: Dataset, step: "_StateFunction", state: list) -> Any:
+    """reduce while a graph is built: a while_loop over the dataset's iterator ops."""
+    iterator = dataset.graph_iterator()
+    specs = structure.flat_specs(step.state_spec)
+    with context.state.graph.control_dependencies([iterator.initializer]):  # start first
+        initial = [identity(convert_to_tensor(v)) for v in state]
+
+    def cond(*_: Any) -> Any:
+        return iterator.has_next()
+
+    def body(*values: Any) -> list:
+        element = nest.flatten(iterator.fetched())
+        return list(step.function.call_structured(*(list(values) + element)))
+
+    final = while_loop(cond, body, initial, shape_invariants=[s.shape for s in specs])
+    final = list(final) if isinstance(final, (list, tuple)) else [final]
+    if not structure.is_structure(step.state_spec):
+        return final[0]
+    return nest.pack_sequence_as(step.state_spec, final)
 
 
 class ScanDataset(Dataset):

@@ -17,6 +17,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..ops.constant_op import to_numpy
+from ..ops.tensor_util import constant_value
 
 
 class DatasetSpec:
@@ -75,7 +76,8 @@ def leaf_array(leaf: Any, what: str = "dataset element") -> Any:
     if isinstance(leaf, EagerTensor):
         return leaf.array
     if isinstance(leaf, Tensor):
-        return leaf
+        static = constant_value(leaf)   # a graph constant has its value now
+        return leaf if static is None else np.array(static)
     read = getattr(leaf, "read_value", None)
     if read is not None and hasattr(leaf, "dtype"):
         return leaf_array(read(), what)
