@@ -26,11 +26,13 @@ class OwnedIterator:
                  bindings: Optional[dict] = None) -> None:
         self._dataset = dataset
         self._spec = dataset.element_spec
-        elements = dataset.run_eagerly(resources, bindings)
         if context.state.graph is not None:
             # a kernel of a graph being run (a Session in graph mode): the pipeline's
-            # Python functions must run eagerly, so the pipeline runs on its own thread
-            elements = prefetched(elements, 1, "graph_iterator")
+            # Python functions must run eagerly, so the pipeline runs on its own thread,
+            # with eager mode's resources (it must not keep the Session alive)
+            elements = prefetched(dataset.run_eagerly(None, bindings), 1, "graph_iterator")
+        else:
+            elements = dataset.run_eagerly(resources, bindings)
         self._elements: Optional[Iterator[tuple]] = elements
         self._lock = threading.Lock()
 

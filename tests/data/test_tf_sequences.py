@@ -46,7 +46,10 @@ def test_errors_match_tf(name):
     with pytest.raises(error_class) as raised:
         build(ERROR_CASES[name])
     assert type(raised.value) is error_class
-    assert tf_message(expected["message"]) in str(raised.value)
+    message = tf_message(expected["message"])
+    if "Shapes are:" in message:   # TF batches in parallel: which element is first varies
+        message = message.split("Shapes are:")[0]
+    assert message in str(raised.value)
 
 
 def test_constants_match_tf():
