@@ -69,8 +69,15 @@ class BatchDataset(Dataset):
         return _batched_cardinality(self._inputs[0].cardinality_value(), self._size, self._drop)
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        upstream = self._inputs[0].elements(ctx)
         size = self._size
+        blocks = self._inputs[0].blocks(ctx, size)
+        if blocks is not None:   # consecutive elements already as one block each
+            for block in blocks:
+                if self._drop and block[0].shape[0] < size:
+                    return
+                yield block
+            return
+        upstream = self._inputs[0].elements(ctx)
         while True:
             group = list(itertools.islice(upstream, size))
             if not group or (self._drop and len(group) < size):

@@ -65,6 +65,19 @@ class Dataset:
         """The number of elements, INFINITE_CARDINALITY or UNKNOWN_CARDINALITY."""
         return UNKNOWN_CARDINALITY
 
+    def block_reader(self, ctx: IterationContext) -> Any:
+        """Random access to the elements (a blocks.BlockReader), or None (override)."""
+        return None
+
+    def blocks(self, ctx: IterationContext, size: int) -> Optional[Iterator[tuple]]:
+        """The elements `size` at a time as blocks of arrays (see blocks.py), or None
+        where this dataset cannot give them so."""
+        reader = self.block_reader(ctx)
+        if reader is None:
+            return None
+        from .blocks import sequential_blocks
+        return sequential_blocks(reader, size)
+
     def input_datasets(self) -> tuple:
         return self._inputs
 

@@ -96,6 +96,11 @@ class StructuredFunction:
     def graph(self) -> Any:
         return self._concrete.graph
 
+    @property
+    def is_stateful(self) -> bool:
+        """Whether the trace has stateful ops (random, py_function, variable writes)."""
+        return bool(self._graph_function.is_stateful)
+
     def __call__(self, flat: Sequence[Any], resources: Any = None) -> tuple:
         """The outputs (flat arrays) for one element given as flat arrays; an error of
         the function names the transformation, keeping its class (as TF)."""

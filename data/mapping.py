@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Optional
 
 from ..framework import errors
+from .blocks import BlockReader, VectorizedFunction
 from .dataset import AUTOTUNE, Dataset, IterationContext
 from .functions import StructuredFunction, scalar_bool_check
 from .threads import parallel_map
@@ -22,6 +23,7 @@ class MapDataset(Dataset):
                  deterministic: Optional[bool]) -> None:
         _check_parallel_calls(num_parallel_calls)
         self.function = StructuredFunction(func, source.element_spec, "map")
+        self._vectorized = VectorizedFunction(self.function)
         self._parallel = num_parallel_calls
         self._deterministic = deterministic
         super().__init__(self.function.output_spec, (source,))
@@ -40,6 +42,34 @@ class MapDataset(Dataset):
         if self._parallel == AUTOTUNE:
             return ctx.options.pool_size()
         return min(int(self._parallel), max(ctx.options.pool_size(), int(self._parallel)))
+
+    def vectorized(self, ctx: IterationContext) -> Any:
+        """The function over blocks, or None (see blocks.py)."""
+        if ctx.options.experimental_optimization.map_vectorization is False:
+            return None
+        return self._vectorized.get()
+
+    def block_reader(self, ctx: IterationContext) -> Any:
+        run = self.vectorized(ctx)
+        reader = self.source.block_reader(ctx) if run is not None else None
+        if reader is None:
+            return None
+        resources = ctx.resources
+        return BlockReader(reader.count, lambda rows: run(reader.read(rows), resources))
+
+    def blocks(self, ctx: IterationContext, size: int) -> Optional[Iterator[tuple]]:
+        run = self.vectorized(ctx)
+        upstream = self.source.blocks(ctx, size) if run is not None else None
+        if upstream is None:
+            return None
+        resources = ctx.resources
+        workers = self.workers(ctx)
+        if workers <= 1:
+            return (run(block, resources) for block in upstream)
+        deterministic = self._deterministic if self._deterministic is not None \
+            else ctx.options.is_deterministic()
+        return parallel_map(upstream, lambda b: run(b, resources), workers, deterministic,
+                            "map")
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         function, resources = self.function, ctx.resources

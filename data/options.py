@@ -68,14 +68,18 @@ class DistributeOptions(_OptionGroup):
 
 
 class OptimizationOptions(_OptionGroup):
-    """tf.data.experimental.OptimizationOptions (accepted; duograd's pipeline always
-    fuses `map` into a following `batch` when it can, see docs/data.md)."""
-    _fields = ("apply_default_optimizations", "map_parallelization", "parallel_batch")
+    """tf.data.experimental.OptimizationOptions: `map_vectorization=False` turns off
+    the block execution of map + batch (data/blocks.py); the others are accepted."""
+    _fields = ("apply_default_optimizations", "map_parallelization", "parallel_batch",
+               "map_and_batch_fusion", "map_vectorization")
 
     def __init__(self) -> None:
         self.apply_default_optimizations: Optional[bool] = None
         self.map_parallelization: Optional[bool] = None
         self.parallel_batch: Optional[bool] = None
+        self.map_and_batch_fusion: Optional[bool] = None
+        # False: never run a map's function on blocks (see blocks.py)
+        self.map_vectorization: Optional[bool] = None
 
 
 class Options(_OptionGroup):

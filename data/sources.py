@@ -69,6 +69,11 @@ class TensorSliceDataset(Dataset):
                 f"shapes {[list(a.shape) for a in arrays]}")
         return arrays
 
+    def block_reader(self, ctx: IterationContext) -> Any:
+        from .blocks import BlockReader
+        arrays = self.columns(ctx)
+        return BlockReader(arrays[0].shape[0], lambda rows: tuple(a[rows] for a in arrays))
+
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         arrays = self.columns(ctx)
         if len(arrays) == 1:

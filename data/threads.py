@@ -13,6 +13,7 @@ import collections
 import concurrent.futures
 import queue
 import threading
+import time
 from typing import Any, Callable, Iterator
 
 _END = object()
@@ -98,9 +99,12 @@ class _Producer(threading.Thread):
         while not self._halt.is_set():
             try:
                 self._buffer.put(item, timeout=_POLL_S)
-                return True
             except queue.Full:
                 continue
+            # hand the GIL over now: a consumer woken by this element need not wait for
+            # the interpreter's switch interval while this thread makes the next one
+            time.sleep(0)
+            return True
         return False
 
 
