@@ -47,22 +47,25 @@ def image_data(examples: int = EXAMPLES):
             rng.integers(0, 10, examples).astype(np.int64))
 
 
-def timed(run) -> float:
-    start = time.perf_counter()
+def timed(run) -> tuple:
+    """(wall seconds, CPU seconds of the whole process: all its threads)."""
+    start, cpu = time.perf_counter(), time.process_time()
     run()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def interleaved(runs: dict, repeats: int) -> dict:
-    """{name: (min, median) seconds}: the runs alternate, so that a busy moment of a
-    shared machine falls on all of them alike; the minimum is the least disturbed."""
+    """{name: (min wall, median wall, min process CPU) seconds}: the runs alternate,
+    so that a busy moment of a shared machine falls on all of them alike; the
+    minimum is the least disturbed, and CPU time is not inflated by other processes."""
     for run in runs.values():
         run()  # warm-up (traces, caches)
     times: dict = {name: [] for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
             times[name].append(timed(run))
-    return {name: (min(t), statistics.median(t)) for name, t in times.items()}
+    return {name: (min(w for w, _ in t), statistics.median(w for w, _ in t),
+                   min(c for _, c in t)) for name, t in times.items()}
 
 
 # -- the NumPy floor ------------------------------------------------------------------------
@@ -119,11 +122,12 @@ def measure(lib, repeats: int, examples: int, with_numpy: bool) -> dict:
     if with_numpy:
         runs["numpy_epoch"] = lambda: numpy_epoch(x, y)
     results = {}
-    for name, (low, mid) in interleaved(runs, repeats).items():
+    for name, (low, mid, cpu) in interleaved(runs, repeats).items():
         results[name + "_s"], results[name + "_median_s"] = low, mid
+        results[name + "_cpu_s"] = cpu
     heavy = interleaved({"heavy_serial": drain(serial), "heavy_parallel": drain(parallel)},
                         repeats)
-    for name, (low, mid) in heavy.items():
+    for name, (low, mid, _) in heavy.items():
         results[name + "_s"], results[name + "_median_s"] = low, mid
     return results
 
@@ -198,6 +202,7 @@ def main() -> None:
     x, y = image_data(args.examples)
     figures = measure(dg, repeats, args.examples, with_numpy=True)
     figures["image_vs_numpy"] = figures["image_epoch_s"] / figures["numpy_epoch_s"]
+    figures["image_vs_numpy_cpu"] = figures["image_epoch_cpu_s"] / figures["numpy_epoch_cpu_s"]
     figures["parallel_speedup"] = figures["heavy_serial_s"] / figures["heavy_parallel_s"]
     steps = 100 if args.quick else 300
     figures["train_prefetch"] = input_wait(dg, x, y, True, steps)

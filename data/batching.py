@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, Iterator, List, Sequence
 
 import numpy as np
 
@@ -44,7 +44,7 @@ def _shape(shape: tuple) -> str:
 
 
 def batch_elements(group: List[tuple]) -> tuple:
-    return tuple(stack_component(parts, k) for k, parts in enumerate(zip(*group)))
+    return tuple(stack_component(parts, k) for k, parts in enumerate(zip(*group, strict=True)))
 
 
 class BatchDataset(Dataset):
@@ -127,10 +127,12 @@ class PaddedBatchDataset(Dataset):
             self._pads = [np.asarray(structure.leaf_array(v), s.dtype.as_numpy_dtype)
                           for v, s in zip(values, specs, strict=True)]
         dim = self._size if self._drop else None
-        out = [TensorSpec(TensorShape([dim] + [p if p is not None else d for p, d in zip(
-            shape.dims, spec.shape.dims if spec.shape.dims is not None else [None] * len(
-                shape.dims), strict=True)]), spec.dtype)
-               for shape, spec in zip(shapes, specs, strict=True)]
+        out = []
+        for shape, spec in zip(shapes, specs, strict=True):
+            dims = list(shape.dims or [])
+            known = spec.shape.dims if spec.shape.dims is not None else [None] * len(dims)
+            out.append(TensorSpec(TensorShape([dim] + [p if p is not None else d for p, d in zip(
+                dims, known, strict=True)]), spec.dtype))
         spec = nest.pack_sequence_as(source.element_spec, out) \
             if structure.is_structure(source.element_spec) else out[0]
         super().__init__(spec, (source,))
@@ -144,12 +146,13 @@ class PaddedBatchDataset(Dataset):
             group = list(itertools.islice(upstream, self._size))
             if not group or (self._drop and len(group) < self._size):
                 return
-            yield tuple(self._pad(parts, k) for k, parts in enumerate(zip(*group)))
+            yield tuple(self._pad(parts, k) for k, parts in enumerate(zip(*group, strict=True)))
 
     def _pad(self, parts: Sequence[np.ndarray], k: int) -> np.ndarray:
         shape = self._shapes[k]
         largest = np.max([p.shape for p in parts], axis=0) if parts[0].ndim else ()
-        target = [int(m) if d is None else d for d, m in zip(shape.dims, largest, strict=True)]
+        target = [int(m) if d is None else d
+                  for d, m in zip(shape.dims or [], largest, strict=True)]
         for part in parts:
             if any(s > t for s, t in zip(part.shape, target, strict=True)):
                 raise errors.DataLossError(
@@ -221,7 +224,7 @@ class UnbatchDataset(Dataset):
                 for row in batch[0]:
                     yield (row,)
             else:
-                yield from zip(*batch)
+                yield from zip(*batch, strict=True)
 
 
 class RebatchDataset(Dataset):

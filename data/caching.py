@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Any, Iterator, List, Optional
+from typing import Iterator, List, Optional
 
 import numpy as np
 

@@ -32,7 +32,7 @@ class SpecOnlyDataset(Dataset):
 
 
 def _placeholder_element(spec: Any, graph: FuncGraph) -> Any:
-    leaves = []
+    leaves: List[Any] = []
     for leaf in structure.flat_specs(spec):
         if isinstance(leaf, structure.DatasetSpec):
             leaves.append(SpecOnlyDataset(leaf.element_spec))

@@ -52,7 +52,8 @@ def shuffled_order(count: int, size: int, rng: np.random.Generator) -> np.ndarra
         chunks = -(-steps // _DRAWS)
         slots = np.concatenate([(rng.random(_DRAWS) * size).astype(np.int64)
                                 for _ in range(chunks)])[:steps]
-        by_slot = np.argsort(slots, kind="stable")        # times grouped by slot, in order
+        keys = slots.astype(np.uint16) if size <= 65535 else slots   # (radix sort)
+        by_slot = np.argsort(keys, kind="stable")         # times grouped by slot, in order
         sorted_slots = slots[by_slot]
         starts = np.ones(steps, dtype=bool)               # first time of its slot
         starts[1:] = sorted_slots[1:] != sorted_slots[:-1]
@@ -80,10 +81,10 @@ class ShuffleDataset(Dataset):
         if self._buffer_size <= 0 and self._buffer_size != -1:
             raise errors.InvalidArgumentError(None, None,
                                               "buffer_size must be greater than zero.")
-        seed_pair = get_seed(None if seed is None else as_int(seed, "seed"))
-        if seed_pair == (None, None):  # unseeded: a fresh seed, fixed for this dataset
-            seed_pair = (int(np.random.SeedSequence().entropy % (2 ** 63)), 0)
-        self._seeds = seed_pair
+        global_seed, op_seed = get_seed(None if seed is None else as_int(seed, "seed"))
+        if global_seed is None or op_seed is None:  # unseeded: a fresh seed, fixed here
+            global_seed, op_seed = int(np.random.SeedSequence().generate_state(1)[0]), 0
+        self._seeds = (int(global_seed), int(op_seed))
         self._reshuffle = bool(reshuffle_each_iteration)
         self._epochs = itertools.count()
         self._lock = threading.Lock()

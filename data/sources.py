@@ -81,7 +81,7 @@ class TensorSliceDataset(Dataset):
             for row in array:
                 yield (row,)
             return
-        yield from zip(*arrays)
+        yield from zip(*arrays, strict=True)
 
 
 class RangeDataset(Dataset):
@@ -91,7 +91,7 @@ class RangeDataset(Dataset):
                  infinite: bool = False) -> None:
         if not 1 <= len(args) <= 3:
             raise ValueError(f"Invalid arguments to RangeDataset: {args}")
-        values = [as_int(a, name) for a, name in zip(args, ("start", "stop", "step"))]
+        values = [as_int(a, name) for a, name in zip(args, ("start", "stop", "step")[:len(args)], strict=True)]
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (
             values[0], values[1], values[2] if len(values) == 3 else 1)
         if step == 0:
