@@ -86,8 +86,11 @@ class BatchDataset(Dataset):
 
 
 def _padded_shape(value: Any) -> Any:
+    """A padded shape; a dimension of -1 or None pads to the batch's longest (as TF)."""
     if isinstance(value, Tensor):
         value = value.numpy().tolist()
+    if isinstance(value, (list, tuple)):
+        value = [None if d is None or int(d) == -1 else int(d) for d in value]
     return TensorShape(value)
 
 

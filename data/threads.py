@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
-import queue
 import threading
-import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Optional
 
 _END = object()
 _POLL_S = 0.05
@@ -67,15 +65,72 @@ def parallel_map(elements: Iterator[tuple], func: Callable[[tuple], tuple], work
             close()
 
 
-class _Producer(threading.Thread):
-    """Moves elements from `source` into a bounded queue until told to stop."""
+class Channel:
+    """A bounded buffer between one producer thread and one consumer.
 
-    def __init__(self, source: Iterator[tuple], buffer: "queue.Queue[Any]",
-                 stop: threading.Event, name: str) -> None:
+    Lighter than queue.Queue: a side is notified only when it is waiting, so a
+    buffer that stays neither empty nor full costs one lock per element. The
+    producer waits in short slices, checking `halt`; the consumer waits while
+    the producer lives."""
+
+    def __init__(self, capacity: int) -> None:
+        self._items: Any = collections.deque()
+        self._capacity = max(1, capacity)
+        lock = threading.Lock()
+        self._lock = lock
+        self._not_empty = threading.Condition(lock)
+        self._not_full = threading.Condition(lock)
+        self._consumer_waiting = False
+        self._producer_waiting = False
+
+    def put(self, item: Any, halt: threading.Event) -> Optional[bool]:
+        """Adds `item` (None: halted first, else whether it woke the consumer)."""
+        with self._lock:
+            while len(self._items) >= self._capacity:
+                if halt.is_set():
+                    return None
+                self._producer_waiting = True
+                self._not_full.wait(_POLL_S)
+                self._producer_waiting = False
+            if halt.is_set():
+                return None
+            self._items.append(item)
+            woke = self._consumer_waiting
+            if woke:
+                self._not_empty.notify()
+            return woke
+
+    def get(self, producer: threading.Thread) -> Any:
+        """The next item; waits for it while the producer lives."""
+        with self._lock:
+            while not self._items:
+                if not producer.is_alive():
+                    raise RuntimeError("dg.data: a background thread ended without a result")
+                self._consumer_waiting = True
+                self._not_empty.wait(_POLL_S)
+                self._consumer_waiting = False
+            item = self._items.popleft()
+            if self._producer_waiting:
+                self._not_full.notify()
+            return item
+
+    def close(self, halt: threading.Event) -> None:
+        """Halts the producer and drops what is buffered."""
+        with self._lock:
+            halt.set()
+            self._items.clear()
+            self._not_full.notify_all()
+
+
+class _Producer(threading.Thread):
+    """Moves elements from `source` into a Channel until told to stop."""
+
+    def __init__(self, source: Iterator[tuple], channel: Channel, halt: threading.Event,
+                 name: str) -> None:
         super().__init__(name=name, daemon=True)
         self._source = source
-        self._buffer = buffer
-        self._halt = stop
+        self._channel = channel
+        self._halt = halt
 
     def run(self) -> None:
         source = self._source
@@ -87,7 +142,8 @@ class _Producer(threading.Thread):
                     item = _END
                 except BaseException as error:  # noqa: BLE001 - delivered to the consumer
                     item = _Failure(error)
-                if not self._put(item) or item is _END or isinstance(item, _Failure):
+                if self._channel.put(item, self._halt) is None or item is _END \
+                        or isinstance(item, _Failure):
                     return
         finally:
             close = getattr(source, "close", None)
@@ -95,41 +151,24 @@ class _Producer(threading.Thread):
                 close()
             self._source = None  # type: ignore[assignment]
 
-    def _put(self, item: Any) -> bool:
-        while not self._halt.is_set():
-            try:
-                self._buffer.put(item, timeout=_POLL_S)
-            except queue.Full:
-                continue
-            # hand the GIL over now: a consumer woken by this element need not wait for
-            # the interpreter's switch interval while this thread makes the next one
-            time.sleep(0)
-            return True
-        return False
-
 
 def prefetched(elements: Iterator[tuple], buffer_size: int, name: str) -> Iterator[tuple]:
     """`elements` produced ahead on a background thread into a buffer of `buffer_size`."""
-    buffer: "queue.Queue[Any]" = queue.Queue(maxsize=max(1, buffer_size))
-    stop = threading.Event()
-    producer = _Producer(elements, buffer, stop, f"dg.data.{name}")
+    channel = Channel(buffer_size)
+    halt = threading.Event()
+    producer = _Producer(elements, channel, halt, f"dg.data.{name}")
     producer.start()
     try:
         while True:
-            item = buffer.get()
+            item = channel.get(producer)
             if item is _END:
                 return
             if isinstance(item, _Failure):
                 raise item.error
             yield item
     finally:
-        stop.set()
-        while producer.is_alive():
-            try:  # unblock a producer waiting on a full buffer
-                buffer.get_nowait()
-            except queue.Empty:
-                pass
-            producer.join(timeout=_POLL_S)
+        channel.close(halt)
+        producer.join()
 
 
 __all__ = ["parallel_map", "prefetched"]

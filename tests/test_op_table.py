@@ -72,6 +72,10 @@ EXEMPT = {
     "HistogramSummary": "test_summary.py (TF1 protos)",
     "MergeSummary": "test_summary.py (TF1 protos)",
     "ResourceSparseApplyRule": "test_lazy_sparse.py, test_sparse_updates.py (eager, graph, dg.function)",
+    "MakeIterator": "tests/data/test_graph_modes.py (Session, dg.function)",
+    "IteratorGetNext": "tests/data/test_graph_modes.py (Session, against TF's sequences)",
+    "IteratorGetNextAsOptional": "tests/data/test_graph_modes.py (for-loops in dg.function)",
+    "OptionalGetValue": "tests/data/test_graph_modes.py (for-loops in dg.function)",
 }
 
 # Ops TensorFlow registers no gradient for (differentiating through them raises

@@ -248,3 +248,22 @@ def test_namespaces():
     assert dg.data.experimental.assert_cardinality(2)(D.range(2)).cardinality() == 2
     assert dg.data.DatasetSpec(dg.TensorSpec([], dg.int64)) == D.range(3).window(2).element_spec
     assert dg.compat.v1.data.Dataset is D
+
+
+def test_padded_shapes_minus_one_pads_to_the_longest():
+    dataset = D.range(1, 4).map(lambda x: dg.fill(dg.reshape(x, [1]), x)) \
+        .padded_batch(2, padded_shapes=[-1])
+    assert [b.tolist() for b in dataset.as_numpy_iterator()] == [[[1, 0], [2, 2]], [[3, 3, 3]]]
+    assert dataset.element_spec.shape.as_list() == [None, None]
+
+
+def test_compat_v1_data_namespace():
+    v1 = dg.compat.v1.data
+    assert v1.Dataset is D and v1.AUTOTUNE == -1
+    assert callable(v1.make_one_shot_iterator) and callable(v1.make_initializable_iterator)
+    graph = dg.Graph()
+    with graph.as_default():
+        iterator = v1.make_one_shot_iterator(D.from_tensor_slices((np.zeros((3, 2)), [1, 2, 3])))
+        types, shapes = v1.get_output_types(iterator), v1.get_output_shapes(iterator)
+    assert types == (dg.float64, dg.int32)
+    assert [s.as_list() for s in shapes] == [[2], []]
