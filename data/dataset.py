@@ -123,6 +123,8 @@ class Dataset:
     # -- iteration ------------------------------------------------------------
     def __iter__(self) -> Any:
         from .iterator import OwnedIterator
+        if _state.graph is not None and getattr(_state.graph, "building_function", False):
+            return self.graph_iterator()   # inside dg.function: iterator ops (next() = get_next)
         if _state.graph is not None:
             raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager "
                                "mode or within tf.function.")

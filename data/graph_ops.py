@@ -29,6 +29,9 @@ from .dataset import Dataset
 from .iterator import END_OF_SEQUENCE, OwnedIterator
 
 
+MAX_TRACED_NEXT = 10_000
+
+
 class IteratorResource:
     """The state of one graph iterator; a key of the resource store."""
 
@@ -146,6 +149,7 @@ class GraphIterator:
         self._specs = _tensor_specs(dataset)
         self._resource = IteratorResource(dataset, name, one_shot)
         self._initializer: Any = None
+        self._traced_nexts = 0
         if not one_shot:
             tensors = tuple(dataset.graph_tensors())
             self._initializer = apply_op(MAKE_ITERATOR, list(tensors),
@@ -177,6 +181,21 @@ class GraphIterator:
                                                   "specs": self._specs},
                            name or "IteratorGetNext")
         return _pack(self._dataset.element_spec, list(outputs))
+
+    def __iter__(self) -> "GraphIterator":
+        return self
+
+    def __next__(self) -> Any:
+        """`next(iterator)` inside dg.function: get_next (OutOfRangeError past the end,
+        when the function runs). A Python loop calling it while tracing would never
+        end (get_next cannot know the end then): it stops with an error instead."""
+        self._traced_nexts += 1
+        if self._traced_nexts > MAX_TRACED_NEXT:
+            raise RuntimeError(
+                f"{MAX_TRACED_NEXT} next() calls on a dataset iterator while tracing: a Python "
+                "loop over a dataset in a graph does not end. Let AutoGraph convert the loop "
+                "(dg.function's autograph=True, the default) or iterate eagerly.")
+        return self.get_next()
 
     def has_next(self) -> Any:
         """A bool tensor: whether another element was fetched (kept for `fetched`)."""

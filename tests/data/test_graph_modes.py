@@ -218,3 +218,26 @@ def test_reduce_inside_a_function():
         return D.range(1, 5).reduce(dg.constant(0, dg.int64), lambda s, x: s + x)
 
     assert int(f()) == 10 and int(f()) == 10
+
+
+def test_iter_and_next_inside_a_function():
+    @dg.function
+    def first_two(ds):
+        iterator = iter(ds)
+        return next(iterator) + next(iterator)
+
+    assert int(first_two(D.range(5, 10))) == 11
+    with pytest.raises(dg.errors.OutOfRangeError, match="End of sequence"):
+        first_two(D.range(1))
+
+
+def test_unconverted_python_loop_over_a_dataset_stops_with_an_error():
+    @dg.function(autograph=False)
+    def loop(ds):
+        total = dg.constant(0, dg.int64)
+        for x in ds:
+            total += x
+        return total
+
+    with pytest.raises(RuntimeError, match="does not end"):
+        loop(D.range(3))
