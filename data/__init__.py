@@ -26,3 +26,8 @@ experimental = types.SimpleNamespace(
 
 __all__ = ["Dataset", "DatasetV2", "Iterator", "Options", "ThreadingOptions", "DatasetSpec",
            "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]
+
+
+def __dir__() -> list:
+    """The public names only (the implementation modules stay importable)."""
+    return sorted(__all__)

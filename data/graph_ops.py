@@ -22,7 +22,6 @@ import numpy as np
 from ..framework import dtypes, errors
 from ..framework.op_def import declare_op
 from ..framework.tensor_shape import TensorShape
-from ..grad_registry.registry import NotDifferentiable
 from ..ops.dispatch import apply_op
 from . import structure
 from .dataset import Dataset
@@ -124,12 +123,6 @@ HAS_NEXT = declare_op("IteratorGetNextAsOptional", _has_next_kernel,
                       side_effects=True, grad_inputs=())
 FETCHED = declare_op("OptionalGetValue", _fetched_kernel, _element_outputs, num_outputs=-1,
                      stateful=True, side_effects=True, grad_inputs=())
-
-
-# Iterator ops carry no gradient in TensorFlow (an element does not depend on a tensor).
-for _op_type in ("MakeIterator", "IteratorGetNext", "IteratorGetNextAsOptional",
-                 "OptionalGetValue"):
-    NotDifferentiable(_op_type)
 
 
 def _tensor_specs(dataset: Dataset) -> tuple:

@@ -81,7 +81,10 @@ EXEMPT = {
 # Ops TensorFlow registers no gradient for (differentiating through them raises
 # LookupError, tested in test_arrays.py), so they have neither a gradient nor
 # NotDifferentiable here either.
-NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod"}
+NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod",
+                        # dg.data's iterator ops: sources of a graph, no gradient to ask for
+                        "MakeIterator", "IteratorGetNext", "IteratorGetNextAsOptional",
+                        "OptionalGetValue"}
 
 
 def _op_types_of(spec):
