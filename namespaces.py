@@ -52,6 +52,8 @@ from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, train
 from .training.v1.optimizer import Optimizer as V1Optimizer
 from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
 from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, state_v1
+from . import data as data_package
+from .data import compat_v1 as data_v1
 
 ROOT = "duograd"
 
@@ -198,6 +200,10 @@ namespace("duograd.compat.v1.train", extra={
 namespace("duograd.compat.v1.summary", extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
 v2 = namespace("duograd.compat.v2", fallback=ROOT)
 
+# -- dg.data is a real package (data/); TF1's iterator functions in compat.v1.data ----
+namespace("duograd.compat.v1.data", extra=data_v1.NAMES, fallback="duograd.data")
+alias("duograd.compat.v2.data", data_package)
+
 # TF1 names of TF2 functions (tf.compat.v1.matrix_inverse is tf.linalg.inv, ...)
 extend(v1, {old: getattr(sys.modules[f"{ROOT}.{space}" if space else ROOT], new)
             for old, (space, new) in aliases_v1.V1_ALIASES.items()})
@@ -212,7 +218,7 @@ for _name, _space in TOP_LEVEL.items():
 
 
 # -- the public surface of `dg` ----------------------------------------------------
-PUBLIC_MODULES = ("autograph", "distribute")   # real packages that are API (no other is)
+PUBLIC_MODULES = ("autograph", "data", "distribute")   # real packages that are API (no other is)
 
 
 def public_names(package_globals: dict) -> list:

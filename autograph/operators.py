@@ -204,6 +204,10 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]],
              set_state: Callable[[tuple], None], names: Sequence[str],
              opts: Optional[dict] = None) -> None:
     """A `for` loop over a tensor, a `dg.range`, a TensorArray or a Python iterable."""
+    graph_iterator = getattr(iterable, "graph_iterator", None)  # a dg.data.Dataset
+    if _state.graph is not None and graph_iterator is not None:
+        _dataset_loop(graph_iterator(), extra_test, body, get_state, set_state, names, opts)
+        return
     if _state.graph is not None and (is_tensor(iterable) or isinstance(iterable, TensorArray)):
         start, limit, delta, element = _iteration(iterable)
 
@@ -227,6 +231,26 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]],
         if extra_test is not None and not extra_test():
             break
         body(target)
+
+
+def _dataset_loop(iterator: Any, extra_test: Optional[Callable[[], Any]],
+                  body: Callable[[Any], None], get_state: Callable[[], tuple],
+                  set_state: Callable[[tuple], None], names: Sequence[str],
+                  opts: Optional[dict]) -> None:
+    """A `for` over a dataset as one while_loop: each test fetches the next element
+    (`iterator.has_next()`), the body reads it (`iterator.fetched()`), as TF's loop
+    over a dataset's iterator does; the dataset is iterated afresh at each run."""
+    def loop_test(_: Any) -> Any:
+        more = iterator.has_next()
+        if extra_test is None:
+            return more
+        extra = extra_test()
+        if is_tensor(extra):
+            return math_ops.logical_and(extra, more)   # `break` ends before fetching
+        return more if extra else math_ops.logical_and(more, False)
+
+    _staged_loop(loop_test, lambda _: body(iterator.fetched()), get_state, set_state, names,
+                 lambda: body(iterator.fetched()), None, opts)
 
 
 def _iteration(iterable: Any):

@@ -63,12 +63,19 @@ EXEMPT = {
     "HistogramSummary": "training/test_summary.py (TF1 protos)",
     "MergeSummary": "training/test_summary.py (TF1 protos)",
     "ResourceSparseApplyRule": "ops/array/test_lazy_sparse.py, ops/array/test_sparse_updates.py (eager, graph, dg.function)",
+    "MakeIterator": "data/test_graph_modes.py (Session, dg.function)",
+    "IteratorGetNext": "data/test_graph_modes.py (Session, against TF's sequences)",
+    "IteratorGetNextAsOptional": "data/test_graph_modes.py (for-loops in dg.function)",
+    "OptionalGetValue": "data/test_graph_modes.py (for-loops in dg.function)",
 }
 
 # Ops TensorFlow registers no gradient for (differentiating through them raises
 # LookupError, tested in ops/array/test_arrays.py), so they have neither a gradient nor
 # NotDifferentiable here either.
-NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod"}
+NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod",
+                        # dg.data's iterator ops: sources of a graph, no gradient to ask for
+                        "MakeIterator", "IteratorGetNext", "IteratorGetNextAsOptional",
+                        "OptionalGetValue"}
 
 
 def test_every_declared_op_has_a_row_and_a_gradient_decision():
