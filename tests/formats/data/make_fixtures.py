@@ -1,0 +1,136 @@
+"""Writes the TensorFlow-made fixtures of tests/formats (run with TensorFlow 2.21):
+
+    cd tests/formats/data && /work/main/.venv-conformance/bin/python make_fixtures.py
+
+Every value is a fixed number (no randomness), so rerunning rewrites the same
+bytes except for what TF itself varies between runs. What each file holds is
+listed in expected.json (key -> dtype, shape, values), which the tests check
+duograd's reader against.
+"""
+import json
+import os
+import shutil
+
+import numpy as np
+import tensorflow as tf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPECTED = {}
+
+
+def fresh(name):
+    path = os.path.join(HERE, name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def record(prefix):
+    reader = tf.train.load_checkpoint(prefix)
+    dtypes = reader.get_variable_to_dtype_map()
+    entry = {}
+    for key, shape in sorted(reader.get_variable_to_shape_map().items()):
+        value = reader.get_tensor(key)
+        if dtypes[key] == tf.string:
+            value = (value.decode("latin-1") if isinstance(value, bytes) else
+                     [v.decode("latin-1") for v in np.ravel(value)])
+        else:
+            value = np.asarray(value).ravel().tolist()
+        entry[key] = {"dtype": dtypes[key].name, "shape": list(shape), "value": value}
+    EXPECTED[os.path.relpath(prefix, HERE)] = entry
+
+
+class Inner(tf.Module):
+    def __init__(self):
+        super().__init__(name="inner")
+        self.w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3) / 7, name="w")
+        self.b = tf.Variable(np.array([1.5, -2.25, 3.0], dtype=np.float64), name="b")
+
+
+class Outer(tf.Module):
+    def __init__(self):
+        super().__init__(name="outer")
+        self.inner = Inner()
+        self.scale = tf.Variable(np.float32(0.5), name="scale")
+        self.steps = tf.Variable(np.int64(7), name="steps")
+        self.layers = [tf.Variable(np.array([1, 2], dtype=np.int32), name="l0"),
+                       tf.Variable(np.array([[True, False]]), name="l1")]
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def __call__(self, x):
+        return tf.matmul(x, self.inner.w) * self.scale + tf.cast(self.inner.b, tf.float32)
+
+
+def module_checkpoints():
+    path = fresh("module")
+    model = Outer()
+    ckpt = tf.train.Checkpoint(model=model)
+    record(ckpt.write(os.path.join(path, "written")))
+    record(ckpt.save(os.path.join(path, "saved")))
+
+
+def adam_checkpoint():
+    path = fresh("adam")
+    import keras
+    model = Inner()
+    optimizer = keras.optimizers.Adam(learning_rate=0.1)
+    for step in range(2):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(model.w)) * (step + 1) + tf.reduce_sum(
+                tf.cast(model.b, tf.float32) ** 3)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [model.w]), [model.w]))
+    record(tf.train.Checkpoint(model=model, optimizer=optimizer).write(
+        os.path.join(path, "ckpt")))
+
+
+def saver_checkpoint():
+    path = fresh("saver")
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.set_random_seed(0)
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+        with tf.compat.v1.variable_scope("dense"):
+            w = tf.compat.v1.get_variable(
+                "kernel", initializer=tf.constant([[0.5, -1.0], [2.0, 0.25]]))
+            b = tf.compat.v1.get_variable("bias", initializer=tf.constant([0.1, -0.2]))
+        y = tf.identity(tf.tanh(tf.matmul(x, w) + b), name="y")
+        loss = tf.reduce_sum(tf.square(y), name="loss")
+        step = tf.compat.v1.train.get_or_create_global_step()
+        train = tf.compat.v1.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
+        saver = tf.compat.v1.train.Saver()
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            feed = {x: [[1.0, 2.0], [-0.5, 0.25]]}
+            for _ in range(2):
+                sess.run(train, feed)
+            record(saver.save(sess, os.path.join(path, "model"), global_step=step))
+            frozen = tf.compat.v1.graph_util.convert_variables_to_constants(
+                sess, graph.as_graph_def(), ["y", "loss"])
+            with open(os.path.join(path, "frozen.pb"), "wb") as stream:
+                stream.write(frozen.SerializeToString())
+            EXPECTED["saver/frozen.pb"] = {
+                "feed": [[1.0, 2.0], [-0.5, 0.25]],
+                "y": sess.run(y, feed).tolist(),
+                "dloss_dx": sess.run(tf.gradients(loss, x)[0], feed).tolist()}
+
+
+def saved_model():
+    path = fresh("saved_model")
+    model = Outer()
+    tf.saved_model.save(model, path, signatures={"serving_default": model.__call__})
+    x = tf.constant([[1.0, -2.0], [0.5, 3.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = model(x)
+    dx, dw = tape.gradient(y, [x, model.inner.w])
+    EXPECTED["saved_model"] = {"x": x.numpy().tolist(), "y": y.numpy().tolist(),
+                               "dy_dx": dx.numpy().tolist(), "dy_dw": dw.numpy().tolist()}
+
+
+if __name__ == "__main__":
+    module_checkpoints()
+    adam_checkpoint()
+    saver_checkpoint()
+    saved_model()
+    with open(os.path.join(HERE, "expected.json"), "w") as stream:
+        json.dump(EXPECTED, stream, indent=1, sort_keys=True)
