@@ -49,6 +49,8 @@ def serialize(root: Any, session: Any = None) -> Tuple[list, Dict[str, np.ndarra
 
     def save_variable(node: dict, key: str, variable: Any) -> None:
         node["key"] = key
+        name = str(getattr(variable, "name", "") or "")
+        node["full_name"] = name[:-2] if name.endswith(":0") else name
         values[key] = read_value(variable, session)
         dtype_names[key] = variable.dtype.name
 

@@ -92,7 +92,8 @@ class Saver:
                 global_step = int(read_value(global_step, sess))
             step = f"{int(global_step):08d}" if self._pad_step_number else str(int(global_step))
             save_path = f"{save_path}-{step}"
-        values = {name: read_value(v, sess) for name, v in self._variables.items()}
+        ordered = sorted(self._variables.items())  # TF1 writes them sorted by name
+        values = {name: read_value(v, sess) for name, v in ordered}
         dtype_names = {name: v.dtype.name for name, v in self._variables.items()}
         checkpoint_format.write_checkpoint(save_path, values, dtype_names)
         if write_state:
