@@ -1,0 +1,113 @@
+"""Checkpoints written by TensorFlow 2.21 (data/, made by data/make_fixtures.py) restore
+into duograd bit for bit, and duograd writes the same bytes TF writes."""
+import filecmp
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import duograd as dg
+from duograd.formats import bundle, crc32c
+from duograd.formats import object_graph as graph_codec
+from fixture_models import EXPECTED, Outer, expected_value, fixture
+
+TF_PREFIXES = ["module/written", "module/saved-1", "adam/ckpt", "saver/model-2",
+               "saved_model/variables/variables"]
+
+
+@pytest.mark.parametrize("prefix", [p for p in TF_PREFIXES if p in EXPECTED])
+def test_the_reader_gives_tf_keys_dtypes_shapes_and_values(prefix):
+    reader = dg.train.load_checkpoint(fixture(prefix))
+    expected = EXPECTED[prefix]
+    assert reader.get_variable_to_shape_map() == {k: v["shape"] for k, v in expected.items()}
+    assert {k: d.name for k, d in reader.get_variable_to_dtype_map().items()} == \
+        {k: v["dtype"] for k, v in expected.items()}
+    for key, entry in expected.items():
+        value = reader.get_tensor(key)
+        if entry["dtype"] == "string":
+            assert value[()] == entry["value"].encode("latin-1")
+        else:
+            assert value.dtype == np.dtype(entry["dtype"])
+            assert np.array_equal(value, expected_value(prefix, key)), key
+
+
+@pytest.mark.parametrize("prefix", TF_PREFIXES)
+def test_rewriting_a_tf_bundle_gives_the_same_bytes(tmp_path, prefix):
+    reader = bundle.BundleReader(fixture(prefix))
+    in_file_order = sorted(reader.entries, key=lambda key: reader.entries[key].offset)
+    out = bundle.write_bundle(str(tmp_path / "copy"), [
+        (key, reader.get_tensor(key), reader.dtype(key)) for key in in_file_order])
+    for suffix in (".index", ".data-00000-of-00001"):
+        assert filecmp.cmp(out + suffix, fixture(prefix) + suffix, shallow=False), suffix
+
+
+@pytest.mark.parametrize("prefix", ["module/written", "adam/ckpt",
+                                    "saved_model/variables/variables"])
+def test_the_object_graph_decodes_and_encodes_to_tf_bytes(prefix):
+    raw = bundle.BundleReader(fixture(prefix)).get_tensor(graph_codec.OBJECT_GRAPH_KEY)[()]
+    nodes = graph_codec.decode(raw)
+    assert graph_codec.encode(nodes) == raw
+    assert nodes[0]["children"][0]["name"] in ("model", "inner")
+
+
+def test_crc32c_vectors():
+    assert crc32c.value(b"123456789") == 0xE3069283  # the CRC-32C check value
+    assert crc32c.value(b"") == 0
+    assert crc32c.value(bytes(32)) == 0x8A9136AA  # RFC 3720 B.4 vectors
+    assert crc32c.value(b"\xff" * 32) == 0x62A8AB43
+    assert crc32c.value(bytes(range(32))) == 0x46DD794E
+    for value in (0, 1, 0xE3069283, 0xFFFFFFFF):
+        assert crc32c.unmask(crc32c.mask(value)) == value
+    data = np.random.default_rng(0).integers(0, 256, 300_001, dtype=np.uint8).tobytes()
+    serial = 0xFFFFFFFF  # the lane-parallel path equals the byte-by-byte definition
+    for byte in data:
+        serial = crc32c.TABLE[(serial ^ byte) & 0xFF] ^ (serial >> 8)
+    assert crc32c.value(data) == serial ^ 0xFFFFFFFF
+    assert crc32c.extend(crc32c.value(data[:77]), data[77:]) == serial ^ 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("prefix", ["module/written", "module/saved-1"])
+def test_a_tf_module_checkpoint_restores_bit_for_bit(prefix):
+    model = Outer(fill=9)
+    ckpt = dg.train.Checkpoint(model=model)
+    # `read` (for `write` files) creates no save_counter; `restore` does, as in TF
+    status = ckpt.read(fixture(prefix)) if "written" in prefix else ckpt.restore(fixture(prefix))
+    status.assert_consumed()
+    for key, variable in [("model/inner/w", model.inner.w), ("model/inner/b", model.inner.b),
+                          ("model/scale", model.scale), ("model/steps", model.steps),
+                          ("model/layers/0", model.layers[0]),
+                          ("model/layers/1", model.layers[1])]:
+        expected = expected_value(prefix, key + "/.ATTRIBUTES/VARIABLE_VALUE")
+        assert variable.numpy().dtype == expected.dtype
+        assert np.array_equal(variable.numpy(), expected), key
+
+
+def test_duograd_writes_the_bytes_tf_writes_for_the_same_module(tmp_path):
+    written = dg.train.Checkpoint(model=Outer()).write(str(tmp_path / "written"))
+    for suffix in (".index", ".data-00000-of-00001"):
+        assert filecmp.cmp(written + suffix, fixture("module/written") + suffix,
+                           shallow=False), suffix
+
+
+def test_save_numbers_and_the_state_file_read_tf_directories(tmp_path):
+    directory = tmp_path / "module"
+    shutil.copytree(fixture("module"), directory)
+    assert dg.train.latest_checkpoint(str(directory)) == str(directory / "saved-1")
+    ckpt = dg.train.Checkpoint(model=Outer(fill=0))
+    ckpt.restore(dg.train.latest_checkpoint(str(directory))).assert_consumed()
+    assert int(ckpt.save_counter.numpy()) == 1
+    assert os.path.basename(ckpt.save(str(directory / "saved"))) == "saved-2"
+    state = dg.train.get_checkpoint_state(str(directory))
+    assert state.model_checkpoint_path == str(directory / "saved-2")
+
+
+def test_tf_errors_shape_mismatch_and_missing_file(tmp_path):
+    model = Outer()
+    model.inner.w = dg.Variable(np.zeros((3, 3), np.float32))
+    with pytest.raises(ValueError, match=r"Received incompatible tensor with shape \(2, 3\)"):
+        dg.train.Checkpoint(model=model).restore(fixture("module/written"))
+    with pytest.raises(dg.errors.NotFoundError, match="nothing-here"):
+        dg.train.Checkpoint(model=Outer()).restore(str(tmp_path / "nothing-here"))
+    with pytest.raises(dg.errors.NotFoundError):
+        dg.train.load_checkpoint(str(tmp_path / "nothing-here"))
