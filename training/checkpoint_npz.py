@@ -9,6 +9,7 @@ docs/checkpoints.md.
 from __future__ import annotations
 
 import json
+import zipfile
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -48,7 +49,7 @@ class NpzCheckpoint:
         try:
             with np.load(prefix + DATA_SUFFIX, allow_pickle=False) as data:
                 self._arrays: Dict[str, np.ndarray] = {key: data[key] for key in data.files}
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
             raise _corrupt(prefix, f"unreadable data file ({error})") from None
         if str(self._arrays.pop(NONCE_KEY, "")) != self.index.get("nonce"):
             raise _corrupt(prefix, "the data file belongs to another save")

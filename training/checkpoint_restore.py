@@ -96,7 +96,7 @@ class Restoration:
         writes = []
         everything = {**self.matched, **newly}
         for index, optimizer in everything.items():
-            entries = self.nodes[index].get("slots")
+            entries = self.nodes[index].get("slots", []) + self._listed_slots(index, optimizer)
             if not entries:
                 continue
             existing = {(id(v), name): slot for v, name, slot in slot_variables_of(optimizer)}
@@ -117,6 +117,27 @@ class Restoration:
                     self.handed_to_optimizer.add(slot_index)
                     self.handed_slots.add((id(optimizer), id(variable), entry["slot"]))
         return writes
+
+    def _listed_slots(self, index: int, optimizer: Any) -> List[dict]:
+        """Slot references of a Keras 3 optimizer's node: its `_momentums/i` (say) is the
+        "momentum" slot of its `_trainable_variables/i`."""
+        lists = getattr(optimizer, "checkpoint_slot_lists", None)
+        if not callable(lists):
+            return []
+        children = {child["name"]: child["node"] for child in self.nodes[index]["children"]}
+        if "_trainable_variables" not in children:
+            return []
+        variables = {child["name"]: child["node"]
+                     for child in self.nodes[children["_trainable_variables"]]["children"]}
+        entries = []
+        for list_name, slot_name in lists().items():
+            if list_name not in children:
+                continue
+            for child in self.nodes[children[list_name]]["children"]:
+                if child["name"] in variables and "key" in self.nodes[child["node"]]:
+                    entries.append({"variable": variables[child["name"]], "slot": slot_name,
+                                    "slot_variable": child["node"]})
+        return entries
 
     def _write(self, variable: Any, value: np.ndarray) -> None:
         if needs_session(variable):
@@ -144,14 +165,18 @@ class Restoration:
     def unresolved_nodes(self) -> List[str]:
         paths = self.node_paths()
         return [paths.get(i, f"node {i}") for i in range(len(self.nodes))
-                if i not in self.matched and i not in self.handed_to_optimizer]
+                if "key" in self.nodes[i]  # as TF: only nodes holding values must match
+                and i not in self.matched and i not in self.handed_to_optimizer]
 
     def unmatched_objects(self) -> List[Any]:
         matched_ids = {id(obj) for obj in self.matched.values()}
         live = [obj for _, obj in reachable_objects(self.root)]
         for obj in list(live):  # slots created from a value handed over count as matched
-            live.extend(slot for variable, name, slot in slot_variables_of(obj)
-                        if (id(obj), id(variable), name) not in self.handed_slots)
+            for variable, name, slot in slot_variables_of(obj):
+                if (id(obj), id(variable), name) in self.handed_slots:
+                    matched_ids.add(id(slot))
+                else:
+                    live.append(slot)
         return [obj for obj in live if id(obj) not in matched_ids
                 and (is_variable(obj) or callable(getattr(obj, "trackable_children", None)))]
 

@@ -111,3 +111,78 @@ def test_tf_errors_shape_mismatch_and_missing_file(tmp_path):
         dg.train.Checkpoint(model=Outer()).restore(str(tmp_path / "nothing-here"))
     with pytest.raises(dg.errors.NotFoundError):
         dg.train.load_checkpoint(str(tmp_path / "nothing-here"))
+
+
+ADAM_KEYS = {"model/w": "w", "model/b": "b", "optimizer/_iterations": "iterations",
+             "optimizer/_learning_rate": "learning_rate", "optimizer/_variables/2": "m",
+             "optimizer/_variables/3": "v"}
+
+
+def _adam_expected(name):
+    key = next(k for k, v in ADAM_KEYS.items() if v == name)
+    return expected_value("adam/ckpt", key + "/.ATTRIBUTES/VARIABLE_VALUE")
+
+
+@pytest.mark.parametrize("built", [False, True], ids=["slots-deferred", "slots-exist"])
+def test_keras_adam_slots_and_iterations_restore_bit_for_bit(built):
+    from fixture_models import Inner
+    model, optimizer = Inner(fill=0), dg.keras.optimizers.Adam(learning_rate=0.5)
+    if built:
+        optimizer.build([model.w])
+    status = dg.train.Checkpoint(model=model, optimizer=optimizer).read(fixture("adam/ckpt"))
+    if not built:
+        optimizer.build([model.w])  # the slots are created with the restored values
+    status.assert_existing_objects_matched()
+    assert np.array_equal(model.w.numpy(), _adam_expected("w"))
+    assert int(optimizer.iterations.numpy()) == 2
+    assert optimizer.learning_rate.numpy() == np.float32(0.1)
+    assert np.array_equal(optimizer.get_slot(model.w, "momentum").numpy(), _adam_expected("m"))
+    assert np.array_equal(optimizer.get_slot(model.w, "velocity").numpy(), _adam_expected("v"))
+
+
+def test_duograd_keras_adam_writes_tf_keys_and_object_graph(tmp_path):
+    from fixture_models import Inner
+    model = Inner()
+    optimizer = dg.keras.optimizers.Adam(learning_rate=0.1)
+    for step in range(2):  # the program of make_fixtures.adam_checkpoint
+        with dg.GradientTape() as tape:
+            loss = dg.reduce_sum(dg.square(model.w)) * (step + 1) + dg.reduce_sum(
+                dg.cast(model.b, dg.float32) ** 3)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [model.w]), [model.w]))
+    path = dg.train.Checkpoint(model=model, optimizer=optimizer).write(str(tmp_path / "ckpt"))
+    reader = dg.train.load_checkpoint(path)
+    assert reader.get_variable_to_shape_map() == dg.train.load_checkpoint(
+        fixture("adam/ckpt")).get_variable_to_shape_map()
+    for key in ADAM_KEYS:
+        key += "/.ATTRIBUTES/VARIABLE_VALUE"
+        np.testing.assert_allclose(reader.get_tensor(key), expected_value("adam/ckpt", key),
+                                   rtol=1e-6, atol=1e-7)
+    ours = graph_codec.decode(reader.get_tensor(graph_codec.OBJECT_GRAPH_KEY)[()])
+    tfs = graph_codec.decode(dg.train.load_checkpoint(fixture("adam/ckpt")).get_tensor(
+        graph_codec.OBJECT_GRAPH_KEY)[()])
+    assert [[(c["name"], c["node"]) for c in n["children"]] for n in ours] == \
+        [[(c["name"], c["node"]) for c in n["children"]] for n in tfs]
+    assert [n.get("key") for n in ours] == [n.get("key") for n in tfs]
+
+
+def test_a_tf1_saver_checkpoint_restores_into_the_same_graph():
+    prefix = fixture("saver/model-2")
+    graph = dg.Graph()
+    with graph.as_default():
+        x = dg.compat.v1.placeholder(dg.float32, [None, 2], name="x")
+        with dg.compat.v1.variable_scope("dense"):
+            w = dg.compat.v1.get_variable("kernel", initializer=dg.constant([[0.0, 0.0],
+                                                                             [0.0, 0.0]]))
+            b = dg.compat.v1.get_variable("bias", initializer=dg.constant([0.0, 0.0]))
+        y = dg.identity(dg.tanh(dg.matmul(x, w) + b), name="y")
+        loss = dg.reduce_sum(dg.square(y), name="loss")
+        step = dg.compat.v1.train.get_or_create_global_step()
+        dg.compat.v1.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
+        saver = dg.compat.v1.train.Saver()
+        with dg.compat.v1.Session() as sess:
+            sess.run(dg.compat.v1.global_variables_initializer())
+            saver.restore(sess, prefix)
+            for variable in dg.compat.v1.global_variables():
+                name = variable.name[:-2]
+                assert np.array_equal(sess.run(variable), expected_value("saver/model-2", name)), \
+                    name
