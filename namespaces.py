@@ -188,6 +188,17 @@ compat.v1.summary = _namespace("duograd.compat.v1.summary",
                                extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
 
 
+# -- TensorFlow's file formats (formats/api.py): GraphDef import/export, graph_util --------
+from .formats import api as formats_api  # noqa: E402
+
+io = _namespace("duograd.io", extra=formats_api.IO_NAMES)
+graph_util = _namespace("duograd.graph_util", extra={
+    "import_graph_def": formats_api.import_graph_def})
+compat.v1.graph_util = _namespace("duograd.compat.v1.graph_util", extra={
+    "import_graph_def": formats_api.import_graph_def, **formats_api.GRAPH_UTIL_NAMES})
+compat.v1.import_graph_def = formats_api.import_graph_def
+
+
 # -- the public surface of `dg` ----------------------------------------------------
 PUBLIC_MODULES = ("errors", "autograph", "distribute")   # modules that are API (no other is)
 

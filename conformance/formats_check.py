@@ -54,7 +54,7 @@ def write(directory: str) -> None:
     for step in range(2):
         with dg.GradientTape() as tape:
             loss = dg.reduce_sum(dg.square(model.w)) * (step + 1)
-        optimizer.apply_gradients(zip(tape.gradient(loss, [model.w]), [model.w]))
+        optimizer.apply_gradients(zip(tape.gradient(loss, [model.w]), [model.w], strict=True))
     dg.train.Checkpoint(model=model, optimizer=optimizer).write(
         os.path.join(directory, "adam", "ckpt"))
     expected["adam/w"] = model.w.numpy()

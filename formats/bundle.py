@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, BinaryIO, Dict, List, Optional, Tuple
+from typing import Any, BinaryIO, Dict, List, Tuple
 
 import numpy as np
 
@@ -115,7 +115,7 @@ class BundleWriter:
         else:
             array = np.asarray(array, dtype=np.dtype(dtype.as_numpy_dtype).newbyteorder("<"),
                                order="C")
-            buffer = memoryview(array).cast("B") if array.size else memoryview(b"")
+            buffer = memoryview(array).cast("B") if array.size else memoryview(b"")  # type: ignore[arg-type]  # an ndarray is a buffer
             self._stream.write(buffer)
             size, crc = len(buffer), crc32c.value(buffer)
         self._entries[encoded] = Entry(tf_types.enum_of(dtype), tuple(array.shape), 0,
@@ -260,7 +260,7 @@ class BundleReader:
             raise NotFoundError(None, None, f"Checkpoint {self.prefix}: its data file {path} "
                                 "does not exist") from None
 
-    def _read_numeric(self, key: str, entry: Entry, dtype: dtypes.DType, stream: BinaryIO,
+    def _read_numeric(self, key: str, entry: Entry, dtype: dtypes.DType, stream: Any,
                       path: str) -> np.ndarray:
         numpy_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
         count = 1
@@ -271,7 +271,7 @@ class BundleReader:
                                f"needs {count * numpy_dtype.itemsize} bytes, its entry says "
                                f"{entry.size} (in {path})")
         array = np.empty(entry.shape, dtype=numpy_dtype)
-        buffer = memoryview(array).cast("B") if array.size else memoryview(bytearray())
+        buffer = memoryview(array).cast("B") if array.size else memoryview(bytearray())  # type: ignore[arg-type]  # an ndarray is a buffer
         crc = 0
         done = 0
         while done < entry.size:  # in chunks: checksummed as read, never a second copy

@@ -400,6 +400,11 @@ class Graph:
             thread.device = old
 
     # -- reading ----------------------------------------------------------
+    def as_graph_def(self, from_version: Any = None, add_shapes: bool = False) -> Any:
+        """This graph as TensorFlow's GraphDef (needs the `duograd[formats]` extra)."""
+        from ..formats.api import as_graph_def  # protobuf loads only when this is called
+        return as_graph_def(self, from_version, add_shapes)
+
     def get_operations(self) -> List[Operation]:
         with self._lock:
             return list(self._operations)

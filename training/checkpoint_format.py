@@ -63,9 +63,11 @@ class CheckpointReader:
         source = self._source
         if isinstance(source, checkpoint_npz.NpzCheckpoint):
             return source.object_graph
+        assert isinstance(source, bundle.BundleReader)
         if self._object_graph is None and self.has_tensor(OBJECT_GRAPH_KEY):
             try:
-                self._object_graph = graph_codec.decode(self.get_tensor(OBJECT_GRAPH_KEY)[()])
+                self._object_graph = graph_codec.decode(bytes(
+                    self.get_tensor(OBJECT_GRAPH_KEY)[()]))
             except (WireError, TypeError, IndexError) as error:
                 raise source.corrupt(f"its object graph is malformed ({error})") from None
         return self._object_graph

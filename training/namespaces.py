@@ -51,4 +51,9 @@ from . import checkpoint_api as _checkpoint_api  # noqa: E402
 extend(train, _checkpoint_api.CHECKPOINT_NAMES)
 extend(v1_train, _checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES)
 
+# -- GraphDef files (formats/api.py): dg.compat.v1.train.write_graph --
+from ..formats.api import IO_NAMES as _IO_NAMES  # noqa: E402
+
+extend(v1_train, _IO_NAMES)
+
 __all__ = ["keras", "optimizers", "train", "v1_train", "namespace", "extend"]

@@ -211,9 +211,9 @@ class Optimizer:
         if isinstance(self._learning_rate, Variable):
             found.append(self._learning_rate)
         groups = self.keras_slot_groups or (tuple(self.slot_names),)
-        for group in groups:
+        for slot_group in groups:
             for variable in trainable:
-                for slot_name in group:
+                for slot_name in slot_group:
                     slot = self._slots.get(variable, slot_name)
                     if slot is not None:
                         found.append(slot)
