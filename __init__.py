@@ -86,7 +86,7 @@ from .training.module import Module  # noqa: E402
 from .training.namespaces import extend as _extend, keras, optimizers, train, v1_train  # noqa: E402,F401
 _extend(compat.v1, {"train": v1_train})
 from .namespaces import summary  # noqa: E402,F401 (dg.summary, dg.compat.v1.summary)
-from .namespaces import io, graph_util  # noqa: E402,F401 (GraphDef files: formats/)
+from .namespaces import io, graph_util, saved_model  # noqa: E402,F401 (TF's files: formats/)
 
 # -- keep this block last: `dir(dg)` and `dg.__all__` list the public API only --------
 from .namespaces import hide_implementation_modules as _hide, public_names as _public_names  # noqa: E402,E501

@@ -197,6 +197,7 @@ graph_util = _namespace("duograd.graph_util", extra={
 compat.v1.graph_util = _namespace("duograd.compat.v1.graph_util", extra={
     "import_graph_def": formats_api.import_graph_def, **formats_api.GRAPH_UTIL_NAMES})
 compat.v1.import_graph_def = formats_api.import_graph_def
+saved_model = _namespace("duograd.saved_model", extra=formats_api.SAVED_MODEL_NAMES)
 
 
 # -- the public surface of `dg` ----------------------------------------------------

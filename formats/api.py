@@ -22,6 +22,22 @@ def extract_sub_graph(graph_def: Any, dest_nodes: Any) -> Any:
     return extract(graph_def, list(dest_nodes))
 
 
+def load(export_dir: str, tags: Any = None, options: Any = None) -> Any:
+    """dg.saved_model.load: a SavedModel TF wrote, as duograd objects (formats extra)."""
+    from .saved_model_load import load as load_saved_model
+    return load_saved_model(export_dir, tags, options)
+
+
+def contains_saved_model(export_dir: str) -> bool:
+    import os
+    return os.path.isfile(os.path.join(os.fspath(export_dir), "saved_model.pb"))
+
+
+SAVED_MODEL_NAMES = {"load": load, "contains_saved_model": contains_saved_model,
+                     "DEFAULT_SERVING_SIGNATURE_DEF_KEY": "serving_default",
+                     "SAVED_MODEL_FILENAME_PB": "saved_model.pb",
+                     "VARIABLES_DIRECTORY": "variables", "VARIABLES_FILENAME": "variables",
+                     "SERVING": "serve"}
 GRAPH_UTIL_NAMES = {"convert_variables_to_constants": convert_variables_to_constants,
                     "extract_sub_graph": extract_sub_graph}
 IO_NAMES = {"write_graph": write_graph}

@@ -127,10 +127,49 @@ def saved_model():
                                "dy_dx": dx.numpy().tolist(), "dy_dw": dw.numpy().tolist()}
 
 
+class Mlp(tf.Module):
+    """A nonlinear model (its Hessian is not zero) using reductions, concat and softmax."""
+
+    def __init__(self):
+        super().__init__(name="mlp")
+        self.w1 = tf.Variable(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), name="w1")
+        self.b1 = tf.Variable(np.array([0.1, -0.2, 0.3], np.float32), name="b1")
+        self.w2 = tf.Variable(np.linspace(0.5, -0.5, 12, dtype=np.float32).reshape(6, 2),
+                              name="w2")
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32, name="x")])
+    def __call__(self, x):
+        h = tf.tanh(tf.matmul(x, self.w1) + self.b1)
+        both = tf.concat([h, tf.nn.relu(-h)], axis=1)
+        p = tf.nn.softmax(tf.matmul(both, self.w2))
+        return tf.reduce_sum(p * tf.constant([1.0, 3.0]), axis=1) + tf.reduce_mean(h * h)
+
+
+def saved_model_mlp():
+    path = fresh("saved_model_mlp")
+    model = Mlp()
+    tf.saved_model.save(model, path, signatures=model.__call__.get_concrete_function())
+    x = tf.constant([[0.5, -1.0], [1.5, 0.25]])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = model(x)
+            total = tf.reduce_sum(y)
+        dx = tape.gradient(total, x)
+        dw1, dw2 = tape.gradient(total, [model.w1, model.w2])
+    hessian = outer.jacobian(dx, x)
+    EXPECTED["saved_model_mlp"] = {
+        "x": x.numpy().tolist(), "y": y.numpy().tolist(), "dy_dx": dx.numpy().tolist(),
+        "dy_dw1": dw1.numpy().tolist(), "dy_dw2": dw2.numpy().tolist(),
+        "hessian_x": hessian.numpy().tolist()}
+
+
 if __name__ == "__main__":
     module_checkpoints()
     adam_checkpoint()
     saver_checkpoint()
     saved_model()
+    saved_model_mlp()
     with open(os.path.join(HERE, "expected.json"), "w") as stream:
         json.dump(EXPECTED, stream, indent=1, sort_keys=True)
