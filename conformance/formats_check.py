@@ -1,4 +1,5 @@
-"""TensorFlow 2.21 reads what duograd writes: checkpoints (Module, Keras Adam slots, TF1 Saver).
+"""TensorFlow 2.21 reads what duograd writes: checkpoints (Module, Keras Adam slots, TF1
+Saver), a SavedModel (called, its signature, its gradients) and a frozen GraphDef.
 
     python conformance/formats_check.py            # both phases; exit 1 on a difference
 
@@ -20,6 +21,7 @@ import tempfile
 import numpy as np
 
 W = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+X = np.array([[0.5, -1.0], [1.5, 0.25]], np.float32)
 B = np.array([1.5, -2.25, 3.0])
 
 
@@ -74,6 +76,44 @@ def write(directory: str) -> None:
             saver.save(sess, os.path.join(directory, "saver", "model"), global_step=5)
             for variable in dg.compat.v1.global_variables():
                 expected["saver/" + variable.name[:-2]] = sess.run(variable)
+
+    class Mlp(dg.Module):
+        def __init__(self):
+            super().__init__(name="mlp")
+            self.w1 = dg.Variable(W[:, :3] - 0.3, name="w1")
+            self.w2 = dg.Variable(np.linspace(0.5, -0.5, 12, dtype=np.float32).reshape(6, 2),
+                                  name="w2")
+
+        @dg.function(input_signature=[dg.TensorSpec([None, 2], dg.float32, name="x")])
+        def __call__(self, x):
+            h = dg.tanh(dg.matmul(x, self.w1))
+            both = dg.concat([h, dg.nn.relu(-h)], axis=1)
+            p = dg.nn.softmax(dg.matmul(both, self.w2))
+            return dg.reduce_sum(p * dg.constant([1.0, 3.0]), axis=1) + dg.reduce_mean(h * h)
+
+    mlp = Mlp()
+    dg.saved_model.save(mlp, os.path.join(directory, "saved_model"))
+    x = dg.constant(X)
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        total = dg.reduce_sum(mlp(x))
+    dx, dw1 = tape.gradient(total, [x, mlp.w1])
+    expected.update({"saved_model/y": mlp(x).numpy(), "saved_model/dx": dx.numpy(),
+                     "saved_model/dw1": dw1.numpy()})
+
+    graph = dg.Graph()
+    with graph.as_default():
+        placeholder = dg.compat.v1.placeholder(dg.float32, [None, 2], name="x")
+        with dg.compat.v1.variable_scope("dense"):
+            kernel = dg.compat.v1.get_variable("kernel", initializer=dg.constant(W))
+        out = dg.identity(dg.reduce_max(dg.nn.relu(dg.matmul(placeholder, kernel)), axis=1),
+                          name="out")
+        with dg.compat.v1.Session() as sess:
+            sess.run(dg.compat.v1.global_variables_initializer())
+            expected["graph_def/out"] = sess.run(out, {placeholder: X})
+            frozen = dg.compat.v1.graph_util.convert_variables_to_constants(
+                sess, graph.as_graph_def(), ["out"])
+    dg.io.write_graph(frozen, directory, "frozen.pb", as_text=False)
     np.savez(os.path.join(directory, "expected.npz"), **expected)
 
 
@@ -137,6 +177,30 @@ def check(directory: str) -> int:
             for variable in tf.compat.v1.global_variables():
                 same("saver/" + variable.name[:-2], sess.run(variable),
                      expected["saver/" + variable.name[:-2]])
+    def close(name, got, want):
+        got = np.asarray(got)
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+            failures.append(f"{name}: TF computed {got!r}, duograd {want!r}")
+
+    loaded = tf.saved_model.load(os.path.join(directory, "saved_model"))
+    x = tf.constant(X)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        total = tf.reduce_sum(loaded(x))
+    dx, dw1 = tape.gradient(total, [x, loaded.w1])
+    close("saved_model/y", loaded(x), expected["saved_model/y"])
+    close("saved_model/signature", loaded.signatures["serving_default"](x=x)["output_0"],
+          expected["saved_model/y"])
+    close("saved_model/dx", dx, expected["saved_model/dx"])
+    close("saved_model/dw1", dw1, expected["saved_model/dw1"])
+
+    graph_def = tf.compat.v1.GraphDef()
+    with open(os.path.join(directory, "frozen.pb"), "rb") as stream:
+        graph_def.ParseFromString(stream.read())
+    with tf.Graph().as_default():
+        x_in, out = tf.compat.v1.import_graph_def(graph_def, return_elements=["x:0", "out:0"])
+        with tf.compat.v1.Session() as sess:
+            close("graph_def/out", sess.run(out, {x_in: X}), expected["graph_def/out"])
     for failure in failures:
         print("DIFFERS", failure)
     print(f"formats conformance: {len(failures)} differences")

@@ -28,12 +28,18 @@ def load(export_dir: str, tags: Any = None, options: Any = None) -> Any:
     return load_saved_model(export_dir, tags, options)
 
 
+def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None) -> None:
+    """dg.saved_model.save: `obj` as a SavedModel TF 2.21 loads (formats extra)."""
+    from .saved_model_save import save as save_saved_model
+    save_saved_model(obj, export_dir, signatures, options)
+
+
 def contains_saved_model(export_dir: str) -> bool:
     import os
     return os.path.isfile(os.path.join(os.fspath(export_dir), "saved_model.pb"))
 
 
-SAVED_MODEL_NAMES = {"load": load, "contains_saved_model": contains_saved_model,
+SAVED_MODEL_NAMES = {"load": load, "save": save, "contains_saved_model": contains_saved_model,
                      "DEFAULT_SERVING_SIGNATURE_DEF_KEY": "serving_default",
                      "SAVED_MODEL_FILENAME_PB": "saved_model.pb",
                      "VARIABLES_DIRECTORY": "variables", "VARIABLES_FILENAME": "variables",

@@ -26,6 +26,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.registry import op_defs
 from . import graph_import_ops as table
 from .graph_import import attr_value
+from .tf_op_outputs import OUTPUT_ARGS
 
 MAX_CALL_DEPTH = 32
 CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall")
@@ -177,7 +178,7 @@ class FunctionLibrary:
         if op_type in self.functions:
             arguments = [(a.name, "", "") for a in self.functions[op_type].signature.output_arg]
         else:
-            arguments = self.output_args.get(op_type, [])
+            arguments = self.output_args.get(op_type) or OUTPUT_ARGS.get(op_type, [])
         offset = 0
         for name, number_attr, type_list_attr in arguments:
             if name == arg_name:

@@ -109,3 +109,47 @@ def pack(structure: Any, leaves: List[Any]) -> Any:
                 parent[slot] = kind(payload)
         return out[0]
     return rebuild(structure)
+
+
+def encode(value: Any) -> Any:
+    """The StructuredValue message of a Python structure of TensorSpecs, tensors (saved
+    as their spec), None, numbers, strings, tuples, lists and dicts (iterative)."""
+    from .protos import proto
+    from .tensor_proto import shape_to_proto
+    from . import tf_types
+    struct_pb2 = proto("struct_pb2")
+    root = struct_pb2.StructuredValue()
+    stack: List[Tuple[Any, Any, int]] = [(value, root, 0)]
+    while stack:
+        item, message, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError("structure nested too deeply to save")
+        if isinstance(item, dict):
+            message.dict_value.SetInParent()
+            for key in sorted(item):
+                stack.append((item[key], message.dict_value.fields[str(key)], depth + 1))
+        elif isinstance(item, (list, tuple)):
+            container = message.list_value if isinstance(item, list) else message.tuple_value
+            container.SetInParent()
+            children = [container.values.add() for _ in item]
+            stack.extend((child_value, child, depth + 1)
+                         for child_value, child in zip(item, children, strict=True))
+        elif item is None:
+            message.none_value.SetInParent()
+        elif isinstance(item, bool):
+            message.bool_value = item
+        elif isinstance(item, int):
+            message.int64_value = item
+        elif isinstance(item, float):
+            message.float64_value = item
+        elif isinstance(item, str):
+            message.string_value = item
+        elif hasattr(item, "dtype") and hasattr(item, "shape"):
+            spec = message.tensor_spec_value
+            spec.name = getattr(item, "name", None) if isinstance(
+                getattr(item, "name", None), str) and isinstance(item, TensorSpec) else ""
+            spec.shape.CopyFrom(shape_to_proto(item.shape))
+            spec.dtype = tf_types.enum_of(item.dtype)
+        else:
+            raise ValueError(f"cannot save {item!r} in a function's signature")
+    return root
