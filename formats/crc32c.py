@@ -30,7 +30,8 @@ _NP_TABLE = np.array(TABLE, dtype=np.uint32)
 # (CRC is linear over GF(2)), then the lane CRCs are chained with the "shift over n zero
 # bytes" operator, so a 100 MB tensor costs a few thousand vector steps, not 10^8 loops.
 _LANE = 8192                 # bytes per lane
-_MAX_LANES = 2048            # lanes per step: 16 MB, the most this copies at once
+_MAX_LANES = 2048            # lanes per step (16 MB of input)
+_COLUMNS = 512               # lane positions transposed at once (at most 1 MB copied)
 _SMALL = 8 * _LANE
 
 
@@ -51,10 +52,12 @@ def extend(crc: int, data: bytes | bytearray | memoryview) -> int:
 
 
 def _extend_lanes(register: int, data: np.ndarray, lanes: int) -> int:
-    columns = np.ascontiguousarray(data.reshape(lanes, _LANE).T)  # (position, lane)
+    block = data.reshape(lanes, _LANE)
     partial = np.zeros(lanes, dtype=np.uint32)
-    for column in columns:
-        partial = _NP_TABLE[(partial ^ column) & 0xFF] ^ (partial >> 8)
+    for start in range(0, _LANE, _COLUMNS):  # transposed a slice at a time: <= 1 MiB copied
+        columns = np.ascontiguousarray(block[:, start:start + _COLUMNS].T)  # (position, lane)
+        for column in columns:
+            partial = _NP_TABLE[(partial ^ column) & 0xFF] ^ (partial >> 8)
     shift = _shift_tables(_LANE)
     for lane_crc in partial.tolist():
         register = (shift[0][register & 0xFF] ^ shift[1][(register >> 8) & 0xFF]

@@ -88,6 +88,11 @@ class CheckpointReader:
         """The stored value of `key`, with its saved dtype (a scalar as a 0-d array)."""
         return self._source.get_tensor(key)  # type: ignore[attr-defined]
 
+    def verify(self, keys: List[str]) -> None:
+        """Checks the stored checksums of `keys` (streamed; values are not kept)."""
+        if isinstance(self._source, bundle.BundleReader):
+            self._source.verify(keys)
+
     def variable_shapes(self) -> List[Tuple[str, List[int]]]:
         return [(key, self.shape(key)) for key in self.keys()]
 

@@ -23,9 +23,9 @@ from .object_graph import reachable_objects
 from .trackable import DEFERRED, children_of, is_variable, needs_session, slot_variables_of, write_value
 
 
-def check_restorable(variable: Any, key: str, reader: CheckpointReader) -> np.ndarray:
-    """The saved value of `key` for `variable`; a clear error if dtype or shape differ
-    (InvalidArgumentError for the dtype and ValueError for the shape, as TF raises)."""
+def check_restorable(variable: Any, key: str, reader: CheckpointReader) -> str:
+    """`key`, after checking that its saved dtype and shape fit `variable` (without reading
+    its value); InvalidArgumentError for the dtype and ValueError for the shape, as TF."""
     saved_dtype = reader.dtype(key)
     saved_shape = TensorShape(reader.shape(key))
     if saved_dtype != variable.dtype:
@@ -38,7 +38,7 @@ def check_restorable(variable: Any, key: str, reader: CheckpointReader) -> np.nd
                          f"to restore variable with shape {variable.shape} and name "
                          f"{variable.name} (checkpoint key {key} of {reader.prefix}, dtype "
                          f"{saved_dtype.name}).")
-    return reader.get_tensor(key)
+    return key
 
 
 class Restoration:
@@ -63,7 +63,7 @@ class Restoration:
 
     def _restore_from(self, start: int, obj: Any) -> None:
         """Matches the saved subtree at node `start` to `obj`; writes values if all check out."""
-        writes: List[Tuple[Any, np.ndarray]] = []
+        writes: List[Tuple[Any, str]] = []
         newly: Dict[int, Any] = {}
         queue = deque([(start, obj)])
         while queue:
@@ -83,15 +83,18 @@ class Restoration:
                     DEFERRED.add(live, child["name"], self._late_restorer(child["node"]))
         writes.extend(self._slots(newly))
         self.matched.update(newly)
-        for variable, value in writes:
-            self._write(variable, value)
+        # Every value's checksum is verified (streamed, nothing kept) before any is written;
+        # then each is read and written in turn, so memory holds one value at a time.
+        self.reader.verify([key for _, key in writes])
+        for variable, key in writes:
+            self._write(variable, self.reader.get_tensor(key))
 
     def _late_restorer(self, index: int):
         def restore(child: Any) -> None:
             self._restore_from(index, child)
         return restore
 
-    def _slots(self, newly: Dict[int, Any]) -> List[Tuple[Any, np.ndarray]]:
+    def _slots(self, newly: Dict[int, Any]) -> List[Tuple[Any, str]]:
         """Values for the slots of matched optimizers whose variables matched too."""
         writes = []
         everything = {**self.matched, **newly}
@@ -144,7 +147,7 @@ class Restoration:
             self.graph_values.append((variable, value))
             if self.session is None and get_default_session() is None:
                 return  # written by status.run_restore_ops(session)
-        write_value(variable, value, self.session)
+        write_value(variable, value, self.session, owned=not needs_session(variable))
 
     # -- what the status object reports ------------------------------------------------------
     def node_paths(self) -> Dict[int, str]:
