@@ -30,7 +30,7 @@ class Checkpoint:
 
     def __init__(self, root: Any = None, **kwargs: Any) -> None:
         children: Dict[str, Any] = dict(children_of(root)) if root is not None else {}
-        for name, value in kwargs.items():
+        for name, value in sorted(kwargs.items()):  # TF tracks them sorted by name
             if name == "save_counter":
                 raise ValueError("The name 'save_counter' is reserved for the checkpoint's "
                                  "own counter.")

@@ -83,6 +83,16 @@ def adam_checkpoint():
         os.path.join(path, "ckpt")))
 
 
+def v1_optimizer_checkpoint():
+    """An object-based checkpoint of a TF1 optimizer: slots as .OPTIMIZER_SLOT references."""
+    path = fresh("v1opt")
+    v = tf.Variable([1.0, 2.0], name="v")
+    optimizer = tf.compat.v1.train.AdamOptimizer(0.1)
+    for _ in range(2):
+        optimizer.minimize(lambda: tf.reduce_sum(v * v * v), var_list=[v])
+    record(tf.train.Checkpoint(v=v, optimizer=optimizer).write(os.path.join(path, "ckpt")))
+
+
 def saver_checkpoint():
     path = fresh("saver")
     graph = tf.Graph()
@@ -168,6 +178,7 @@ def saved_model_mlp():
 if __name__ == "__main__":
     module_checkpoints()
     adam_checkpoint()
+    v1_optimizer_checkpoint()
     saver_checkpoint()
     saved_model()
     saved_model_mlp()
