@@ -135,3 +135,20 @@ def test_import_duograd_stays_free_of_protobuf():
             "for m in sys.modules), sorted(m for m in sys.modules if 'proto' in m)")
     env = dict(os.environ)
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_a_tf_frozen_convolutional_graph_runs_and_differentiates_as_in_tf():
+    expected = EXPECTED["saver/frozen_cnn.pb"]
+    feed = np.linspace(-1, 1, 2 * 6 * 6 * 2, dtype=np.float32).reshape(2, 6, 6, 2)
+    with open(fixture("saver", "frozen_cnn.pb"), "rb") as stream:
+        data = stream.read()
+    graph = dg.Graph()
+    with graph.as_default():
+        images, probs, classes, loss = dg.compat.v1.import_graph_def(
+            data, return_elements=["images:0", "probs:0", "classes:0", "loss:0"], name="cnn")
+        grad = dg.gradients(loss, images)[0]
+        with dg.compat.v1.Session() as sess:
+            got_probs, got_classes, got_grad = sess.run([probs, classes, grad], {images: feed})
+    np.testing.assert_allclose(got_probs, expected["probs"], rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(got_classes, expected["classes"])
+    np.testing.assert_allclose(got_grad, expected["dloss_dimages"], rtol=1e-4, atol=1e-6)

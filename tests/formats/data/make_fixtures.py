@@ -124,6 +124,41 @@ def saver_checkpoint():
                 "dloss_dx": sess.run(tf.gradients(loss, x)[0], feed).tolist()}
 
 
+def frozen_cnn():
+    """A frozen TF1 convolutional graph (Conv2D, BiasAdd, MaxPool, Reshape, Softmax...)."""
+    path = os.path.join(HERE, "saver")
+    graph = tf.Graph()
+    with graph.as_default():
+        images = tf.compat.v1.placeholder(tf.float32, [None, 6, 6, 2], name="images")
+        kernel = tf.compat.v1.get_variable(
+            "conv/kernel", initializer=tf.constant(
+                np.linspace(-0.5, 0.5, 3 * 3 * 2 * 4, dtype=np.float32).reshape(3, 3, 2, 4)))
+        bias = tf.compat.v1.get_variable("conv/bias", initializer=tf.constant(
+            [0.1, -0.1, 0.2, 0.0]))
+        conv = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(images, kernel, 1, "SAME"), bias))
+        pooled = tf.nn.max_pool2d(conv, 2, 2, "VALID")
+        flat = tf.reshape(pooled, [-1, 3 * 3 * 4])
+        dense = tf.compat.v1.get_variable("dense/kernel", initializer=tf.constant(
+            np.linspace(1, -1, 36 * 3, dtype=np.float32).reshape(36, 3)))
+        logits = tf.matmul(flat, dense)
+        probs = tf.nn.softmax(logits, name="probs")
+        classes = tf.argmax(probs, axis=1, name="classes")
+        loss = tf.reduce_mean(-tf.math.log(probs[:, 0] + 1e-6) * tf.reduce_max(
+            tf.transpose(pooled, [0, 3, 1, 2]), axis=[1, 2, 3]), name="loss")
+        feed = np.linspace(-1, 1, 2 * 6 * 6 * 2, dtype=np.float32).reshape(2, 6, 6, 2)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            frozen = tf.compat.v1.graph_util.convert_variables_to_constants(
+                sess, graph.as_graph_def(), ["probs", "classes", "loss"])
+            with open(os.path.join(path, "frozen_cnn.pb"), "wb") as stream:
+                stream.write(frozen.SerializeToString())
+            probs_v, classes_v, grad = sess.run(
+                [probs, classes, tf.gradients(loss, images)[0]], {images: feed})
+            EXPECTED["saver/frozen_cnn.pb"] = {"probs": probs_v.tolist(),
+                                               "classes": classes_v.tolist(),
+                                               "dloss_dimages": grad.tolist()}
+
+
 def saved_model():
     path = fresh("saved_model")
     model = Outer()
@@ -180,6 +215,7 @@ if __name__ == "__main__":
     adam_checkpoint()
     v1_optimizer_checkpoint()
     saver_checkpoint()
+    frozen_cnn()
     saved_model()
     saved_model_mlp()
     with open(os.path.join(HERE, "expected.json"), "w") as stream:
