@@ -236,7 +236,9 @@ def import_graph_def(graph_def: Any, input_map: Optional[Dict[str, Any]] = None,
     order = importer.check()
     graph = dg.compat.v1.get_default_graph()
     scope = "import" if name is None else name
-    with (graph.name_scope(scope) if scope else contextlib.nullcontext()):
+    # Eagerly (TF 2's default), TF imports into the global default graph, as here.
+    entered = graph.as_default() if dg.executing_eagerly() else contextlib.nullcontext()
+    with entered, (graph.name_scope(scope) if scope else contextlib.nullcontext()):
         importer.build(order)
     unused = sorted(set(importer.input_map) - importer.used_inputs)
     if unused:

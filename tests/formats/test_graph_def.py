@@ -152,3 +152,11 @@ def test_a_tf_frozen_convolutional_graph_runs_and_differentiates_as_in_tf():
     np.testing.assert_allclose(got_probs, expected["probs"], rtol=1e-5, atol=1e-7)
     np.testing.assert_array_equal(got_classes, expected["classes"])
     np.testing.assert_allclose(got_grad, expected["dloss_dimages"], rtol=1e-4, atol=1e-6)
+
+
+def test_eagerly_the_import_goes_to_the_global_default_graph():
+    y, = dg.compat.v1.import_graph_def(_frozen_bytes(), return_elements=["y:0"], name="eager")
+    assert y.graph is dg.compat.v1.get_default_graph()
+    with dg.compat.v1.Session(graph=y.graph) as sess:
+        got = sess.run(y, {y.graph.get_tensor_by_name("eager/x:0"): FROZEN["feed"]})
+    np.testing.assert_allclose(got, FROZEN["y"], rtol=1e-6)
