@@ -194,6 +194,15 @@ def check(directory: str) -> int:
     close("saved_model/dx", dx, expected["saved_model/dx"])
     close("saved_model/dw1", dw1, expected["saved_model/dw1"])
 
+    with tf.Graph().as_default():  # TF1's loader (as TF Serving): restore op + SignatureDef
+        with tf.compat.v1.Session() as sess:
+            meta_graph = tf.compat.v1.saved_model.load(
+                sess, ["serve"], os.path.join(directory, "saved_model"))
+            signature = meta_graph.signature_def["serving_default"]
+            close("saved_model/tf1_loader", sess.run(
+                signature.outputs["output_0"].name, {signature.inputs["x"].name: X}),
+                expected["saved_model/y"])
+
     graph_def = tf.compat.v1.GraphDef()
     with open(os.path.join(directory, "frozen.pb"), "rb") as stream:
         graph_def.ParseFromString(stream.read())

@@ -30,6 +30,7 @@ from .bundle import write_bundle
 from .function_export import CalledFunctions, function_def
 from .graph_export import GRAPH_DEF_PRODUCER
 from .protos import proto
+from .saved_model_graph import add_serving_graph
 from .tensor_proto import shape_to_proto
 
 FORMAT_TF_VERSION = "2.21.0"  # the TF release whose SavedModel layout this writes
@@ -140,6 +141,7 @@ class _Saver:
         graph = meta_graph.object_graph_def
         checkpoint_nodes: List[dict] = []
         tensors: List[Tuple[str, Any, Any]] = []
+        saved_variables: List[Tuple[Any, str]] = []
         for index, obj in enumerate(objects):
             node = graph.nodes.add()
             for name, child in children[index]:
@@ -154,6 +156,7 @@ class _Saver:
                 key = f"{paths[index]}/.ATTRIBUTES/VARIABLE_VALUE"
                 entry.update(key=key, full_name=saved.name)
                 tensors.append((key, np.asarray(read_value(obj)), obj.dtype))
+                saved_variables.append((obj, key))
             elif isinstance(obj, _FunctionNode):
                 name = self._add_function(obj, index_of)
                 bare = node.bare_concrete_function
@@ -177,7 +180,7 @@ class _Saver:
             self.library.append(function_def(graph_function, called_name,
                                              called=self.called)[0])
         meta_graph.graph_def.library.function.extend(self.library)
-        self._signature_defs(meta_graph)
+        add_serving_graph(meta_graph, saved_variables, self._serving_signatures())
         encoded = np.array(checkpoint_graph.encode(checkpoint_nodes), dtype=object)
         from ..framework import dtypes
         tensors.append((checkpoint_graph.OBJECT_GRAPH_KEY, encoded, dtypes.string))
@@ -252,28 +255,21 @@ class _Saver:
         self.library.append(fdef)
         node.saved_name = name
         node.keywords = keywords
+        node.captures = captures
+        node.output_specs = output_structure if isinstance(output_structure, dict) else {}
         return name
 
-    def _signature_defs(self, meta_graph: Any) -> None:
-        """SignatureDefs (method "tensorflow/serving/predict") describing each signature."""
+    def _serving_signatures(self) -> List[Dict[str, Any]]:
+        """What add_serving_graph needs of each signature (inputs in argument order)."""
+        found = []
         for key, node in self._signature_nodes():
-            signature = meta_graph.signature_def[key]
-            signature.method_name = "tensorflow/serving/predict"
-            concrete = node.concrete
-            for name, spec in zip(node.keywords, concrete.structured_input_signature[0],
-                                  strict=True):
-                info = signature.inputs[name]
-                info.name = f"{key}_{name}:0"
-                info.dtype = tf_types.enum_of(spec.dtype)
-                info.tensor_shape.CopyFrom(shape_to_proto(spec.shape))
-            outputs = concrete.structured_outputs
-            if not isinstance(outputs, dict):
-                outputs = {"output_0": outputs}
-            for index, name in enumerate(sorted(outputs)):
-                info = signature.outputs[name]
-                info.name = f"StatefulPartitionedCall:{index}"
-                info.dtype = tf_types.enum_of(outputs[name].dtype)
-                info.tensor_shape.CopyFrom(shape_to_proto(outputs[name].shape))
+            specs = dict(zip(node.keywords, node.concrete.structured_input_signature[0],
+                             strict=True))
+            found.append({"key": key, "function": node.saved_name,
+                          "inputs": [(k, specs[k]) for k in sorted(specs)],
+                          "captures": node.captures,
+                          "outputs": sorted(node.output_specs.items())})
+        return found
 
     def _signature_nodes(self) -> List[Tuple[str, "_FunctionNode"]]:
         return sorted(((n.signature, n) for n in self.function_nodes
@@ -298,6 +294,8 @@ class _FunctionNode:
             function.get_concrete_function()
         self.saved_name = ""
         self.keywords: List[str] = []
+        self.captures: List[Any] = []
+        self.output_specs: Dict[str, Any] = {}
 
 
 def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None) -> None:
