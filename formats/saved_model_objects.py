@@ -26,7 +26,7 @@ class LoadedObject:
 
     def set_child(self, name: str, value: Any) -> None:
         self._loaded_children[name] = value
-        if name.isidentifier():
+        if name.isidentifier() and not hasattr(type(self), name):
             object.__setattr__(self, name, value)
 
     def trackable_children(self) -> Dict[str, Any]:
@@ -40,8 +40,15 @@ class LoadedObject:
             raise TypeError(f"{self!r} is not callable (it saved no __call__)")
         return function(*args, **kwargs)
 
-    @property
-    def variables(self) -> List[Any]:
+    def __getattr__(self, name: str) -> Any:
+        """`variables` / `trainable_variables` when the SavedModel saved no such child."""
+        if name == "variables":
+            return self._reachable_variables()
+        if name == "trainable_variables":
+            return [v for v in self._reachable_variables() if v.trainable]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _reachable_variables(self) -> List[Any]:
         """Every variable reachable from this object (each once, in discovery order)."""
         from ..ops.variables import Variable
         found: List[Any] = []
@@ -61,10 +68,6 @@ class LoadedObject:
                 else:
                     stack.append(child)
         return found
-
-    @property
-    def trainable_variables(self) -> List[Any]:
-        return [v for v in self.variables if v.trainable]
 
     def __repr__(self) -> str:
         return f"<duograd loaded SavedModel object {self._loaded_identifier}>"

@@ -77,3 +77,18 @@ def test_a_loaded_model_checkpoints_with_dg_train_checkpoint(tmp_path):
     keys = [k for k, _ in dg.train.list_variables(path)]
     assert keys == ["_CHECKPOINTABLE_OBJECT_GRAPH", "model/b1/.ATTRIBUTES/VARIABLE_VALUE",
                     "model/w1/.ATTRIBUTES/VARIABLE_VALUE", "model/w2/.ATTRIBUTES/VARIABLE_VALUE"]
+
+
+def test_a_keras_model_exported_for_serving_loads_runs_and_differentiates():
+    expected = EXPECTED["keras_export"]
+    loaded = dg.saved_model.load(fixture("keras_export"))
+    assert sorted(loaded.signatures) == ["serve", "serving_default"]
+    x = dg.constant(expected["x"])
+    np.testing.assert_allclose(loaded.serve(x).numpy(), expected["y"], rtol=1e-6)
+    out = loaded.signatures["serving_default"](x)
+    np.testing.assert_allclose(list(out.values())[0].numpy(), expected["y"], rtol=1e-6)
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        first = dg.reduce_sum(loaded.serve(x)[:, 0])
+    np.testing.assert_allclose(tape.gradient(first, x).numpy(), expected["dfirst_dx"],
+                               rtol=1e-5, atol=1e-7)

@@ -210,6 +210,25 @@ def saved_model_mlp():
         "hessian_x": hessian.numpy().tolist()}
 
 
+def keras_export():
+    """A Keras 3 model exported for serving (model.export), weights set to fixed values."""
+    import keras
+    path = os.path.join(HERE, "keras_export")
+    shutil.rmtree(path, ignore_errors=True)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(5, activation="relu"),
+                              keras.layers.Dense(3, activation="softmax")])
+    model.set_weights([np.linspace(-1, 1, w.size, dtype=np.float32).reshape(w.shape)
+                       for w in model.get_weights()])
+    model.export(path)
+    x = tf.constant(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = model(x)
+        first = tf.reduce_sum(y[:, 0])
+    EXPECTED["keras_export"] = {"x": x.numpy().tolist(), "y": y.numpy().tolist(),
+                                "dfirst_dx": tape.gradient(first, x).numpy().tolist()}
+
+
 if __name__ == "__main__":
     module_checkpoints()
     adam_checkpoint()
@@ -218,5 +237,6 @@ if __name__ == "__main__":
     frozen_cnn()
     saved_model()
     saved_model_mlp()
+    keras_export()
     with open(os.path.join(HERE, "expected.json"), "w") as stream:
         json.dump(EXPECTED, stream, indent=1, sort_keys=True)
