@@ -30,10 +30,12 @@ from .tf_op_outputs import OUTPUT_ARGS
 
 MAX_CALL_DEPTH = 32
 CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall")
+IF_OPS = ("If", "StatelessIf")
+WHILE_OPS = ("While", "StatelessWhile")
 # Ops that only exist for TF's runtime (copy-on-read bookkeeping, ordering): no effect here.
 IGNORED_OPS = ("NoOp", "DisableCopyOnRead")
 VARIABLE_OPS = ("ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
-                "AssignSubVariableOp")
+                "AssignSubVariableOp", "ResourceGather")
 
 
 def _dg() -> Any:
@@ -87,10 +89,16 @@ class FunctionLibrary:
                         f"type {node.op} is refused: {table.REFUSED[node.op]}")
                 if node.op in CALL_OPS:
                     pending.append(node.attr["f"].func.name)
+                elif node.op in IF_OPS:
+                    pending.extend([node.attr["then_branch"].func.name,
+                                    node.attr["else_branch"].func.name])
+                elif node.op in WHILE_OPS:
+                    pending.extend([node.attr["cond"].func.name, node.attr["body"].func.name])
                 elif node.op in self.functions:
                     pending.append(node.op)
                 elif not (node.op in IGNORED_OPS or node.op in VARIABLE_OPS
-                          or node.op in ("IdentityN",) or node.op in table.TRANSLATORS
+                          or node.op in ("IdentityN",) + IF_OPS + WHILE_OPS
+                          or node.op in table.TRANSLATORS
                           or (node.op in table.SAME_SIGNATURE and node.op in op_defs)):
                     raise InvalidArgumentError(
                         None, None, f"{self.where}: function {current}, node {node.name}: op "
@@ -191,6 +199,45 @@ class FunctionLibrary:
                 offset += 1
         return 0
 
+    def _if(self, inputs: List[Any], attrs: Dict[str, Any], depth: int) -> List[Any]:
+        """TF's functional If: dg.cond over calls of the two branch functions."""
+        dg = _dg()
+        predicate, operands = inputs[0], list(inputs[1:])
+        if predicate.dtype != dg.bool:
+            predicate = dg.not_equal(predicate, dg.zeros_like(predicate))
+        outputs = dg.cond(predicate,
+                          lambda: self.call(attrs["then_branch"], operands, depth + 1),
+                          lambda: self.call(attrs["else_branch"], operands, depth + 1))
+        return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+
+    def _while(self, inputs: List[Any], attrs: Dict[str, Any], depth: int) -> List[Any]:
+        """TF's functional While: dg.while_loop over the tensor loop variables; variables
+        (resources) pass through unchanged, as they do in TF's loops."""
+        dg = _dg()
+        fixed = {i: v for i, v in enumerate(inputs) if _is_variable(v)}
+        moving = [v for i, v in enumerate(inputs) if i not in fixed]
+
+        def full(values: Sequence[Any]) -> List[Any]:
+            supply = iter(values)
+            return [fixed[i] if i in fixed else next(supply) for i in range(len(inputs))]
+
+        def condition(*values: Any) -> Any:
+            result = self.call(attrs["cond"], full(values), depth + 1)[0]
+            return result if result.dtype == dg.bool else dg.not_equal(
+                result, dg.zeros_like(result))
+
+        def body(*values: Any) -> List[Any]:
+            outputs = self.call(attrs["body"], full(values), depth + 1)
+            return [o for i, o in enumerate(outputs) if i not in fixed]
+
+        if not moving:
+            raise InvalidArgumentError(None, None, f"{self.where}: a While loop without "
+                                       "tensor loop variables")
+        result = dg.while_loop(condition, body, moving,
+                               parallel_iterations=attrs.get("parallel_iterations", 10))
+        result = list(result) if isinstance(result, (list, tuple)) else [result]
+        return full(result)
+
     def _run_node(self, node: Any, inputs: List[Any], attrs: Dict[str, Any], call: _Call,
                   depth: int, where: str) -> List[Any]:
         dg = _dg()
@@ -200,8 +247,15 @@ class FunctionLibrary:
             if node.op in CALL_OPS or node.op in self.functions:
                 target = attrs["f"] if node.op in CALL_OPS else node.op
                 return self.call(target, inputs, depth + 1)
+            if node.op in IF_OPS:
+                return self._if(inputs, attrs, depth)
+            if node.op in WHILE_OPS:
+                return self._while(inputs, attrs, depth)
             if node.op == "ReadVariableOp":
                 return [_variable(inputs[0], where).read_value()]
+            if node.op == "ResourceGather":
+                return [dg.gather(_variable(inputs[0], where), inputs[1],
+                                  batch_dims=attrs.get("batch_dims", 0))]
             if node.op in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
                 variable = _variable(inputs[0], where)
                 method = {"AssignVariableOp": variable.assign,

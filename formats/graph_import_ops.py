@@ -223,3 +223,48 @@ REFUSED = {
     "VariableV2": "variables are not imported from a GraphDef: freeze the graph first "
                   "(graph_util.convert_variables_to_constants)",
 }
+
+
+@translator("Einsum")
+def _einsum(ctx, name, inputs, attrs):
+    return _dg().einsum(attrs["equation"], *inputs, name=name)
+
+
+@translator("Split")
+def _split(ctx, name, inputs, attrs):
+    axis = int(ctx.static(inputs[0], name, "split_dim"))
+    return _dg().split(inputs[1], attrs["num_split"], axis=axis, name=name)
+
+
+@translator("SplitV")
+def _split_v(ctx, name, inputs, attrs):
+    sizes = [int(s) for s in np.ravel(ctx.static(inputs[1], name, "size_splits"))]
+    axis = int(ctx.static(inputs[2], name, "split_dim"))
+    return _dg().split(inputs[0], sizes, axis=axis, name=name)
+
+
+@translator("Range")
+def _range(ctx, name, inputs, attrs):
+    return _dg().range(inputs[0], inputs[1], inputs[2], dtype=attrs.get("Tidx"), name=name)
+
+
+@translator("OneHot")
+def _one_hot(ctx, name, inputs, attrs):
+    depth = int(ctx.static(inputs[1], name, "depth"))
+    return _dg().one_hot(inputs[0], depth, on_value=inputs[2], off_value=inputs[3],
+                         axis=attrs.get("axis", -1), name=name)
+
+
+@translator("FusedBatchNormV3", "FusedBatchNorm", "FusedBatchNormV2")
+def _fused_batch_norm(ctx, name, inputs, attrs):
+    _nhwc(attrs, name)
+    if attrs.get("is_training", True):
+        raise InvalidArgumentError(None, None, f"node {name}: a training-mode "
+                                   f"{ctx.op_type} is not supported (inference only)")
+    dg = _dg()
+    x, scale, offset, mean, variance = inputs[:5]
+    y = dg.nn.batch_normalization(x, mean, variance, offset, scale,
+                                  attrs.get("epsilon", 1e-4), name=name)
+    extra = [dg.identity(mean), dg.identity(variance), dg.identity(mean),
+             dg.identity(variance)]
+    return [y] + extra + ([dg.zeros_like(mean)] if ctx.op_type == "FusedBatchNormV3" else [])

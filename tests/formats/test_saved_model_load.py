@@ -92,3 +92,22 @@ def test_a_keras_model_exported_for_serving_loads_runs_and_differentiates():
         first = dg.reduce_sum(loaded.serve(x)[:, 0])
     np.testing.assert_allclose(tape.gradient(first, x).numpy(), expected["dfirst_dx"],
                                rtol=1e-5, atol=1e-7)
+
+
+def test_functional_control_flow_and_embedding_lookups_load_and_differentiate():
+    """While, If, ResourceGather, Einsum and Split in a TF-saved function."""
+    expected = EXPECTED["saved_model_control"]
+    loaded = dg.saved_model.load(fixture("saved_model_control"))
+    x, ids = dg.constant(expected["x"]), dg.constant(expected["ids"])
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = loaded(x, ids)
+        total = dg.reduce_sum(y)
+    dx, dtable, dw = tape.gradient(total, [x, loaded.table, loaded.w])
+    np.testing.assert_allclose(y.numpy(), expected["y"], rtol=1e-6)
+    np.testing.assert_allclose(dx.numpy(), expected["dy_dx"], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(dg.convert_to_tensor(dtable).numpy(), expected["dy_dtable"],
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(dw.numpy(), expected["dy_dw"], rtol=1e-5, atol=1e-7)
+    traced = dg.function(lambda a, b: loaded(a, b))  # the loops trace into a dg.function
+    np.testing.assert_allclose(traced(x, ids).numpy(), expected["y"], rtol=1e-6)

@@ -210,6 +210,49 @@ def saved_model_mlp():
         "hessian_x": hessian.numpy().tolist()}
 
 
+class Control(tf.Module):
+    """Functional control flow (While, If), an embedding lookup (ResourceGather), einsum
+    and split inside a saved function."""
+
+    def __init__(self):
+        super().__init__(name="control")
+        self.table = tf.Variable(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3),
+                                 name="table")
+        self.w = tf.Variable(np.array([0.5, -0.25, 1.5], np.float32), name="w")
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32, name="x"),
+                                  tf.TensorSpec([None], tf.int32, name="ids")])
+    def __call__(self, x, ids):
+        rows = tf.nn.embedding_lookup(self.table, ids)
+        h = tf.einsum("bi,bi->b", x * self.w, rows)
+        a, b = tf.split(tf.stack([h, h * h], axis=1), 2, axis=1)
+        i = tf.constant(0)
+        acc = tf.squeeze(a, 1)
+
+        def body(i, acc):
+            return i + 1, tf.sin(acc) * self.w[0] + tf.squeeze(b, 1)
+
+        _, acc = tf.while_loop(lambda i, acc: i < 3, body, [i, acc])
+        return tf.cond(tf.reduce_sum(acc) > 0, lambda: acc * 2.0, lambda: tf.tanh(acc))
+
+
+def saved_model_control():
+    path = fresh("saved_model_control")
+    model = Control()
+    tf.saved_model.save(model, path)
+    x = tf.constant(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+    ids = tf.constant([3, 1])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = model(x, ids)
+        total = tf.reduce_sum(y)
+    dx, dtable, dw = tape.gradient(total, [x, model.table, model.w])
+    EXPECTED["saved_model_control"] = {
+        "x": x.numpy().tolist(), "ids": ids.numpy().tolist(), "y": y.numpy().tolist(),
+        "dy_dx": dx.numpy().tolist(), "dy_dtable": tf.convert_to_tensor(dtable).numpy().tolist(),
+        "dy_dw": dw.numpy().tolist()}
+
+
 def keras_export():
     """A Keras 3 model exported for serving (model.export), weights set to fixed values."""
     import keras
@@ -238,5 +281,6 @@ if __name__ == "__main__":
     saved_model()
     saved_model_mlp()
     keras_export()
+    saved_model_control()
     with open(os.path.join(HERE, "expected.json"), "w") as stream:
         json.dump(EXPECTED, stream, indent=1, sort_keys=True)
