@@ -219,3 +219,27 @@ def test_duograd_writes_tf_bytes_for_the_same_tf1_optimizer_program(tmp_path):
     for suffix in (".index", ".data-00000-of-00001"):
         assert filecmp.cmp(written + suffix, fixture("v1opt/ckpt") + suffix,
                            shallow=False), suffix
+
+
+def test_partial_and_deferred_restores_of_a_tf_checkpoint():
+    from fixture_models import Inner
+    model = Inner(fill=0)
+    status = dg.train.Checkpoint(model=model).read(fixture("adam/ckpt"))  # no optimizer
+    status.expect_partial()
+    status.assert_existing_objects_matched()
+    with pytest.raises(AssertionError, match="Unresolved object"):
+        status.assert_consumed()  # the optimizer's values were not used
+    assert np.array_equal(model.w.numpy(), _adam_expected("w"))
+
+    class Lazy(dg.Module):  # builds its variables on first call, as Keras layers do
+        def __call__(self, x):
+            if not hasattr(self, "w"):
+                self.w = dg.Variable(np.zeros((2, 3), np.float32), name="w")
+                self.b = dg.Variable(np.zeros(3), name="b")
+            return dg.matmul(x, self.w)
+
+    lazy = Lazy()
+    dg.train.Checkpoint(model=lazy).read(fixture("adam/ckpt")).expect_partial()
+    lazy(np.ones((1, 2), np.float32))  # created now: restored on creation
+    assert np.array_equal(lazy.w.numpy(), _adam_expected("w"))
+    assert np.array_equal(lazy.b.numpy(), _adam_expected("b"))
