@@ -68,6 +68,7 @@ from .training.module import Module  # noqa: E402
 from .namespaces import (autodiff, compat, config, debugging, errors, keras, linalg,  # noqa: E402,F401,A004
                          math, nest, nn, optimizers, random, summary, test, train)
 from .namespaces import initializers, losses, metrics, types  # noqa: E402,F401
+from .namespaces import graph_util, io, saved_model  # noqa: E402,F401 (TF's files: formats/)
 from . import data  # noqa: E402,F401 (dg.data: input pipelines, a real package)
 
 # -- keep this block last: `dir(dg)` and `dg.__all__` list the public API only --------

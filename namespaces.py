@@ -54,6 +54,7 @@ from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_run
 from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, state_v1
 from . import data as data_package
 from .data import compat_v1 as data_v1
+from .formats import api as formats_api
 
 ROOT = "duograd"
 
@@ -207,6 +208,16 @@ alias("duograd.compat.v2.data", data_package)
 # TF1 names of TF2 functions (tf.compat.v1.matrix_inverse is tf.linalg.inv, ...)
 extend(v1, {old: getattr(sys.modules[f"{ROOT}.{space}" if space else ROOT], new)
             for old, (space, new) in aliases_v1.V1_ALIASES.items()})
+
+# -- TensorFlow's file formats (formats/): GraphDef, SavedModel, graph_util, io ---------
+io = namespace("duograd.io", extra=formats_api.IO_NAMES)
+graph_util = namespace("duograd.graph_util",
+                       extra={"import_graph_def": formats_api.import_graph_def})
+saved_model = namespace("duograd.saved_model", extra=formats_api.SAVED_MODEL_NAMES)
+namespace("duograd.compat.v1.graph_util", extra={
+    "import_graph_def": formats_api.import_graph_def, **formats_api.GRAPH_UTIL_NAMES})
+extend(v1, {"import_graph_def": formats_api.import_graph_def})
+extend(sys.modules["duograd.compat.v1.train"], formats_api.IO_NAMES)   # train.write_graph
 
 # -- keep this block last: every top-level namespace is also a compat.v1/v2 module --
 TOP_LEVEL = {name: value for name, value in dict(globals()).items()

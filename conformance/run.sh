@@ -39,4 +39,5 @@ else
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 "$PY" conformance/run.py || status=1
+"$PY" conformance/formats_check.py || status=1   # TF reads duograd's checkpoints (issue 24)
 exit $status

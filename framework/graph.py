@@ -405,10 +405,10 @@ class Graph:
 
     # -- reading ----------------------------------------------------------
     def as_graph_def(self, from_version: Any = None, add_shapes: bool = False) -> Any:
-        """The graph as a GraphDef protocol buffer (the `tensorboard` extra's proto
-        classes, imported here on first use; what summaries write for TensorBoard)."""
-        from ..training.summary.graph_def import graph_to_graph_def  # optional extra
-        return graph_to_graph_def(self)
+        """This graph as TensorFlow's GraphDef, in TF's conventions (tf.compat.v1 imports
+        it); needs the `duograd[formats]` extra, imported here on first use."""
+        from ..formats.api import as_graph_def  # protobuf loads only when this is called
+        return as_graph_def(self, from_version, add_shapes)
 
     def get_operations(self) -> List[Operation]:
         with self._lock:

@@ -30,7 +30,7 @@ class Checkpoint:
 
     def __init__(self, root: Any = None, **kwargs: Any) -> None:
         children: Dict[str, Any] = dict(children_of(root)) if root is not None else {}
-        for name, value in kwargs.items():
+        for name, value in sorted(kwargs.items()):  # TF tracks them sorted by name
             if name == "save_counter":
                 raise ValueError("The name 'save_counter' is reserved for the checkpoint's "
                                  "own counter.")
@@ -92,8 +92,11 @@ class Checkpoint:
 
     # -- restoring ----------------------------------------------------------------------------
     def read(self, save_path: str, options: Any = None, session: Any = None) -> "CheckpointLoadStatus":
-        """Restores from exactly `save_path` (as written by `write`)."""
-        return self.restore(save_path, session=session)
+        """Restores from exactly `save_path` (as written by `write`); unlike `restore` it
+        does not create `save_counter`, so a `write` checkpoint can be fully matched."""
+        if save_path is None:
+            return InitializationOnlyStatus(self)
+        return self._restore(os.fspath(save_path), session)
 
     def restore(self, save_path: Optional[str], options: Any = None,
                 session: Any = None) -> Any:
@@ -102,7 +105,10 @@ class Checkpoint:
         if save_path is None:
             return InitializationOnlyStatus(self)
         self.save_counter  # noqa: B018 - created so that it is restored too
-        reader = CheckpointReader(os.fspath(save_path))
+        return self._restore(os.fspath(save_path), session)
+
+    def _restore(self, save_path: str, session: Any) -> "CheckpointLoadStatus":
+        reader = CheckpointReader(save_path)
         restoration = Restoration(reader, self, session)
         restoration.run()
         return CheckpointLoadStatus(restoration)

@@ -1,84 +1,44 @@
-"""The checkpoint file format (docs/checkpoints.md) and its atomic writes.
+"""Checkpoint files (docs/checkpoints.md): TensorFlow's tensor bundle, and the state file.
 
-A checkpoint `<prefix>` is two files:
-- `<prefix>.data.npz`: the values, one array per checkpoint key, plus the
-  array `__nonce__`;
-- `<prefix>.index`: JSON with the format version, the same nonce, each key's
-  dtype and shape, and (object-based checkpoints) the object graph.
-The data file is written first and the index last, each through a temporary
-file moved into place with `os.replace`, so a checkpoint whose index exists
-is complete; the nonce catches an index paired with another save's data.
-A directory's `checkpoint` file (JSON) lists its checkpoints, newest last.
+A checkpoint `<prefix>` is TF's bundle (formats.bundle): `<prefix>.index`
+and `<prefix>.data-00000-of-00001`, the data written first and the index
+last, each through a temporary file renamed into place, so a checkpoint
+whose index exists is complete. An object-based checkpoint also holds its
+object graph as TF's `_CHECKPOINTABLE_OBJECT_GRAPH` string tensor. Checkpoints
+of duograd's former npz+JSON format are still read (training.checkpoint_npz).
+A directory's `checkpoint` file is TF's CheckpointState in text format.
 """
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import tempfile
 import time
-import uuid
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ..formats import bundle, checkpoint_state
+from ..formats import object_graph as graph_codec
+from ..formats.atomic import atomic_output
+from ..formats.wire import WireError
 from ..framework import dtypes
-from ..framework.errors import DataLossError, NotFoundError
+from . import checkpoint_npz
 
-FORMAT = "duograd-checkpoint"
-VERSION = 1
-INDEX_SUFFIX = ".index"
-DATA_SUFFIX = ".data.npz"
-NONCE_KEY = "__nonce__"
+INDEX_SUFFIX = bundle.INDEX_SUFFIX
+DATA_SUFFIX = bundle.data_path("")
+OBJECT_GRAPH_KEY = graph_codec.OBJECT_GRAPH_KEY
 STATE_FILENAME = "checkpoint"
-
-
-@contextlib.contextmanager
-def atomic_output(path: str, mode: str = "wb") -> Iterator[Any]:
-    """A file object whose contents appear at `path` only if the block completes."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
-                                    dir=directory)
-    try:
-        with os.fdopen(handle, mode) as stream:
-            yield stream
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(temp)
-        raise
 
 
 def write_checkpoint(prefix: str, values: Dict[str, np.ndarray], dtype_names: Dict[str, str],
                      object_graph: Optional[list] = None) -> str:
-    """Writes `values` (checkpoint key -> array) as checkpoint `prefix`; returns `prefix`."""
-    nonce = uuid.uuid4().hex
-    arrays = {key: _storable(array) for key, array in values.items()}
-    with atomic_output(prefix + DATA_SUFFIX) as stream:
-        np.savez(stream, **{NONCE_KEY: np.array(nonce)}, **arrays)  # type: ignore[arg-type]  # numpy's stub checks **arrays against its bool keyword too
-    index = {
-        "format": FORMAT,
-        "version": VERSION,
-        "nonce": nonce,
-        "tensors": {key: {"dtype": dtype_names[key], "shape": list(np.shape(array))}
-                    for key, array in values.items()},
-        "object_graph": object_graph,
-    }
-    with atomic_output(prefix + INDEX_SUFFIX, "w") as stream:
-        json.dump(index, stream, indent=1)
-    return prefix
-
-
-def _storable(array: Any) -> np.ndarray:
-    """Strings (object arrays) are stored as bytes so no pickling is ever needed."""
-    array = np.asarray(array)
-    if array.dtype == object:
-        return np.array([x if isinstance(x, bytes) else str(x).encode() for x in array.ravel()],
-                        dtype=bytes).reshape(array.shape)
-    return array
+    """Writes `values` (checkpoint key -> array, in data-file order) and the object graph
+    (if any, last, as TF does) as checkpoint `prefix`; returns `prefix`."""
+    tensors = [(key, value, dtypes.as_dtype(dtype_names[key])) for key, value in values.items()]
+    if object_graph is not None:
+        encoded = np.array(graph_codec.encode(object_graph), dtype=object)
+        tensors.append((OBJECT_GRAPH_KEY, encoded, dtypes.string))
+    return bundle.write_bundle(prefix, tensors)
 
 
 def checkpoint_exists(prefix: str) -> bool:
@@ -86,60 +46,61 @@ def checkpoint_exists(prefix: str) -> bool:
 
 
 class CheckpointReader:
-    """A written checkpoint: its index (keys, dtypes, shapes, object graph) and values."""
+    """A written checkpoint (TF's format or the former npz one): keys, dtypes, shapes,
+    values and object graph. TF's `CheckpointReader` methods are here too."""
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
-        try:
-            with open(prefix + INDEX_SUFFIX, encoding="utf-8") as stream:
-                self.index = json.load(stream)
-        except FileNotFoundError:
-            raise NotFoundError(None, None, f"Failed to find a checkpoint at {prefix} (no file "
-                                f"{prefix + INDEX_SUFFIX}); you may be missing the checkpoint "
-                                "number suffix, e.g. '-1'.") from None
-        except json.JSONDecodeError as error:
-            raise _corrupt(prefix, f"unreadable index ({error})") from None
-        if self.index.get("format") != FORMAT:
-            raise _corrupt(prefix, "not a duograd checkpoint index")
-        try:
-            with np.load(prefix + DATA_SUFFIX, allow_pickle=False) as data:
-                self._arrays = {key: data[key] for key in data.files}
-        except (OSError, ValueError) as error:
-            raise _corrupt(prefix, f"unreadable data file ({error})") from None
-        if str(self._arrays.pop(NONCE_KEY, "")) != self.index["nonce"]:
-            raise _corrupt(prefix, "the data file belongs to another save")
+        if checkpoint_npz.is_npz_checkpoint(prefix):
+            self._source: object = checkpoint_npz.NpzCheckpoint(prefix)
+        else:
+            self._source = bundle.BundleReader(prefix)
+        self._object_graph: Optional[list] = None
 
     @property
     def object_graph(self) -> Optional[list]:
-        return self.index.get("object_graph")
+        """The saved object graph's nodes, or None for a name-based (Saver) checkpoint."""
+        source = self._source
+        if isinstance(source, checkpoint_npz.NpzCheckpoint):
+            return source.object_graph
+        assert isinstance(source, bundle.BundleReader)
+        if self._object_graph is None and self.has_tensor(OBJECT_GRAPH_KEY):
+            try:
+                self._object_graph = graph_codec.decode(bytes(
+                    self.get_tensor(OBJECT_GRAPH_KEY)[()]))
+            except (WireError, TypeError, IndexError) as error:
+                raise source.corrupt(f"its object graph is malformed ({error})") from None
+        return self._object_graph
+
+    def keys(self) -> List[str]:
+        return self._source.keys()  # type: ignore[attr-defined]
 
     def has_tensor(self, key: str) -> bool:
-        return key in self.index["tensors"]
+        return key in self.keys()
 
     def dtype(self, key: str) -> dtypes.DType:
-        return dtypes.as_dtype(self.index["tensors"][key]["dtype"])
+        return self._source.dtype(key)  # type: ignore[attr-defined]
 
     def shape(self, key: str) -> List[int]:
-        return list(self.index["tensors"][key]["shape"])
+        return self._source.shape(key)  # type: ignore[attr-defined]
 
     def get_tensor(self, key: str) -> np.ndarray:
-        """The stored value of `key`, with its saved dtype."""
-        if key not in self._arrays:
-            raise NotFoundError(None, None, f"Key {key} not found in checkpoint {self.prefix}")
-        array = self._arrays[key]
-        dtype = self.dtype(key)
-        if dtype.name == "string":
-            out = np.empty(array.shape, dtype=object)
-            out.ravel()[:] = list(array.ravel())
-            return out
-        return array.astype(dtype.as_numpy_dtype, copy=False)
+        """The stored value of `key`, with its saved dtype (a scalar as a 0-d array)."""
+        return self._source.get_tensor(key)  # type: ignore[attr-defined]
+
+    def verify(self, keys: List[str]) -> None:
+        """Checks the stored checksums of `keys` (streamed; values are not kept)."""
+        if isinstance(self._source, bundle.BundleReader):
+            self._source.verify(keys)
 
     def variable_shapes(self) -> List[Tuple[str, List[int]]]:
-        return sorted((key, self.shape(key)) for key in self.index["tensors"])
+        return [(key, self.shape(key)) for key in self.keys()]
 
+    def get_variable_to_shape_map(self) -> Dict[str, List[int]]:
+        return dict(self.variable_shapes())
 
-def _corrupt(prefix: str, why: str) -> Exception:
-    return DataLossError(None, None, f"Checkpoint {prefix} is corrupt: {why}")
+    def get_variable_to_dtype_map(self) -> Dict[str, dtypes.DType]:
+        return {key: self.dtype(key) for key in self.keys()}
 
 
 # -- the directory's state file ------------------------------------------------------------
@@ -153,10 +114,10 @@ def read_state(directory: str, latest_filename: Optional[str] = None) -> Optiona
     path = state_path(directory, latest_filename)
     try:
         with open(path, encoding="utf-8") as stream:
-            state = json.load(stream)
-    except FileNotFoundError:
+            state = checkpoint_state.parse(stream.read())
+    except (FileNotFoundError, IsADirectoryError):
         return None
-    except json.JSONDecodeError:
+    except (ValueError, UnicodeDecodeError):
         return None
 
     def absolute(p: str) -> str:
@@ -181,18 +142,19 @@ def write_state(directory: str, latest: str, all_paths: List[str],
         if relative and os.path.dirname(os.path.abspath(p)) == os.path.abspath(directory):
             return os.path.basename(p)
         return p
-    state = {
-        "model_checkpoint_path": recorded(latest),
-        "all_model_checkpoint_paths": [recorded(p) for p in all_paths],
-        "all_model_checkpoint_timestamps": list(timestamps or [time.time()] * len(all_paths)),
-        "last_preserved_timestamp": last_preserved if last_preserved is not None else 0.0,
-    }
+    text = checkpoint_state.format_state(
+        recorded(latest), [recorded(p) for p in all_paths],
+        list(timestamps) if timestamps is not None else [time.time()] * len(all_paths),
+        last_preserved)
     with atomic_output(state_path(directory, latest_filename), "w") as stream:
-        json.dump(state, stream, indent=1)
+        stream.write(text)
 
 
 def delete_checkpoint(prefix: str) -> None:
     """Removes a checkpoint's files, index first (so it is never half-listed as valid)."""
-    for suffix in (INDEX_SUFFIX, DATA_SUFFIX):
+    for suffix in (INDEX_SUFFIX, DATA_SUFFIX, checkpoint_npz.DATA_SUFFIX):
         with contextlib.suppress(FileNotFoundError):
             os.remove(prefix + suffix)
+
+
+__all__ = ["atomic_output", "write_checkpoint", "CheckpointReader", "checkpoint_exists"]

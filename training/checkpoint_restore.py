@@ -23,9 +23,9 @@ from .object_graph import reachable_objects
 from .trackable import DEFERRED, children_of, is_variable, needs_session, slot_variables_of, write_value
 
 
-def check_restorable(variable: Any, key: str, reader: CheckpointReader) -> np.ndarray:
-    """The saved value of `key` for `variable`; a clear error if dtype or shape differ
-    (InvalidArgumentError for the dtype and ValueError for the shape, as TF raises)."""
+def check_restorable(variable: Any, key: str, reader: CheckpointReader) -> str:
+    """`key`, after checking that its saved dtype and shape fit `variable` (without reading
+    its value); InvalidArgumentError for the dtype and ValueError for the shape, as TF."""
     saved_dtype = reader.dtype(key)
     saved_shape = TensorShape(reader.shape(key))
     if saved_dtype != variable.dtype:
@@ -38,7 +38,7 @@ def check_restorable(variable: Any, key: str, reader: CheckpointReader) -> np.nd
                          f"to restore variable with shape {variable.shape} and name "
                          f"{variable.name} (checkpoint key {key} of {reader.prefix}, dtype "
                          f"{saved_dtype.name}).")
-    return reader.get_tensor(key)
+    return key
 
 
 class Restoration:
@@ -63,7 +63,7 @@ class Restoration:
 
     def _restore_from(self, start: int, obj: Any) -> None:
         """Matches the saved subtree at node `start` to `obj`; writes values if all check out."""
-        writes: List[Tuple[Any, np.ndarray]] = []
+        writes: List[Tuple[Any, str]] = []
         newly: Dict[int, Any] = {}
         queue = deque([(start, obj)])
         while queue:
@@ -83,20 +83,23 @@ class Restoration:
                     DEFERRED.add(live, child["name"], self._late_restorer(child["node"]))
         writes.extend(self._slots(newly))
         self.matched.update(newly)
-        for variable, value in writes:
-            self._write(variable, value)
+        # Every value's checksum is verified (streamed, nothing kept) before any is written;
+        # then each is read and written in turn, so memory holds one value at a time.
+        self.reader.verify([key for _, key in writes])
+        for variable, key in writes:
+            self._write(variable, self.reader.get_tensor(key))
 
     def _late_restorer(self, index: int):
         def restore(child: Any) -> None:
             self._restore_from(index, child)
         return restore
 
-    def _slots(self, newly: Dict[int, Any]) -> List[Tuple[Any, np.ndarray]]:
+    def _slots(self, newly: Dict[int, Any]) -> List[Tuple[Any, str]]:
         """Values for the slots of matched optimizers whose variables matched too."""
         writes = []
         everything = {**self.matched, **newly}
         for index, optimizer in everything.items():
-            entries = self.nodes[index].get("slots")
+            entries = self.nodes[index].get("slots", []) + self._listed_slots(index, optimizer)
             if not entries:
                 continue
             existing = {(id(v), name): slot for v, name, slot in slot_variables_of(optimizer)}
@@ -118,12 +121,33 @@ class Restoration:
                     self.handed_slots.add((id(optimizer), id(variable), entry["slot"]))
         return writes
 
+    def _listed_slots(self, index: int, optimizer: Any) -> List[dict]:
+        """Slot references of a Keras 3 optimizer's node: its `_momentums/i` (say) is the
+        "momentum" slot of its `_trainable_variables/i`."""
+        lists = getattr(optimizer, "checkpoint_slot_lists", None)
+        if not callable(lists):
+            return []
+        children = {child["name"]: child["node"] for child in self.nodes[index]["children"]}
+        if "_trainable_variables" not in children:
+            return []
+        variables = {child["name"]: child["node"]
+                     for child in self.nodes[children["_trainable_variables"]]["children"]}
+        entries = []
+        for list_name, slot_name in lists().items():
+            if list_name not in children:
+                continue
+            for child in self.nodes[children[list_name]]["children"]:
+                if child["name"] in variables and "key" in self.nodes[child["node"]]:
+                    entries.append({"variable": variables[child["name"]], "slot": slot_name,
+                                    "slot_variable": child["node"]})
+        return entries
+
     def _write(self, variable: Any, value: np.ndarray) -> None:
         if needs_session(variable):
             self.graph_values.append((variable, value))
             if self.session is None and get_default_session() is None:
                 return  # written by status.run_restore_ops(session)
-        write_value(variable, value, self.session)
+        write_value(variable, value, self.session, owned=not needs_session(variable))
 
     # -- what the status object reports ------------------------------------------------------
     def node_paths(self) -> Dict[int, str]:
@@ -144,14 +168,18 @@ class Restoration:
     def unresolved_nodes(self) -> List[str]:
         paths = self.node_paths()
         return [paths.get(i, f"node {i}") for i in range(len(self.nodes))
-                if i not in self.matched and i not in self.handed_to_optimizer]
+                if "key" in self.nodes[i]  # as TF: only nodes holding values must match
+                and i not in self.matched and i not in self.handed_to_optimizer]
 
     def unmatched_objects(self) -> List[Any]:
         matched_ids = {id(obj) for obj in self.matched.values()}
         live = [obj for _, obj in reachable_objects(self.root)]
         for obj in list(live):  # slots created from a value handed over count as matched
-            live.extend(slot for variable, name, slot in slot_variables_of(obj)
-                        if (id(obj), id(variable), name) not in self.handed_slots)
+            for variable, name, slot in slot_variables_of(obj):
+                if (id(obj), id(variable), name) in self.handed_slots:
+                    matched_ids.add(id(slot))
+                else:
+                    live.append(slot)
         return [obj for obj in live if id(obj) not in matched_ids
                 and (is_variable(obj) or callable(getattr(obj, "trackable_children", None)))]
 

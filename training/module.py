@@ -97,9 +97,10 @@ class Module:
         child_added(self, name, value)
 
     def trackable_children(self) -> dict:
-        """Named attributes holding variables, modules, optimizers (checkpoint walk)."""
+        """Named attributes holding variables, modules, optimizers (checkpoint walk), in
+        the order they were first assigned, as TF numbers a module's checkpoint nodes."""
         children = {}
-        for key in sorted(vars(self)):
+        for key in list(vars(self)):
             value = vars(self)[key]
             if _holds_trackable(value):
                 children[key] = value

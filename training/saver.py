@@ -92,7 +92,8 @@ class Saver:
                 global_step = int(read_value(global_step, sess))
             step = f"{int(global_step):08d}" if self._pad_step_number else str(int(global_step))
             save_path = f"{save_path}-{step}"
-        values = {name: read_value(v, sess) for name, v in self._variables.items()}
+        ordered = sorted(self._variables.items())  # TF1 writes them sorted by name
+        values = {name: read_value(v, sess) for name, v in ordered}
         dtype_names = {name: v.dtype.name for name, v in self._variables.items()}
         checkpoint_format.write_checkpoint(save_path, values, dtype_names)
         if write_state:
@@ -124,14 +125,14 @@ class Saver:
         if not checkpoint_format.checkpoint_exists(save_path):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         reader = CheckpointReader(save_path)
-        writes = []
-        for name, variable in self._variables.items():
-            writes.append((variable, self._checked_value(reader, name, variable)))
-        for variable, value in writes:
-            write_value(variable, value, sess)
+        writes = [(variable, self._checked_key(reader, name, variable))
+                  for name, variable in self._variables.items()]
+        reader.verify([key for _, key in writes])  # checksums first, streamed
+        for variable, key in writes:  # then one value in memory at a time
+            write_value(variable, reader.get_tensor(key), sess, owned=True)
 
     @staticmethod
-    def _checked_value(reader: CheckpointReader, name: str, variable: Any) -> np.ndarray:
+    def _checked_key(reader: CheckpointReader, name: str, variable: Any) -> str:
         if not reader.has_tensor(name):
             raise NotFoundError(None, None, f"Restoring from checkpoint failed: key {name} (for "
                                 f"variable {variable.name}) not found in checkpoint "
@@ -144,4 +145,4 @@ class Saver:
                 f"dtype {variable.dtype.name} and shape {variable.shape}, but checkpoint "
                 f"{reader.prefix} holds dtype {saved_dtype.name} and shape {saved_shape} "
                 f"under key {name}")
-        return reader.get_tensor(name)
+        return name

@@ -72,9 +72,12 @@ def read_value(variable: Any, session: Any = None) -> np.ndarray:
     return np.asarray(variable.numpy())
 
 
-def write_value(variable: Any, value: Any, session: Any = None) -> None:
-    """Sets the variable's value (already checked for shape and dtype) without building ops."""
-    value = np.array(value, dtype=variable.dtype.as_numpy_dtype, copy=True)
+def write_value(variable: Any, value: Any, session: Any = None, owned: bool = False) -> None:
+    """Sets the variable's value (already checked for shape and dtype) without building ops.
+    `owned`: `value` is a new array nobody else holds (a checkpoint read), kept uncopied."""
+    numpy_dtype = np.dtype(variable.dtype.as_numpy_dtype)
+    if not (owned and isinstance(value, np.ndarray) and value.dtype == numpy_dtype):
+        value = np.array(value, dtype=numpy_dtype, copy=True)
     if isinstance(variable, Variable):
         if variable.created_eagerly:
             variable.set_eager_value(value)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import duograd as dg
+from duograd.formats import bundle
 from duograd.training import checkpoint_format
 from checkpoint_helpers import LazyLinear, Momentum, train_steps
 
@@ -40,6 +41,7 @@ def test_keys_follow_tf_and_write_leaves_the_state_file_alone(tmp_path):
     assert dg.train.latest_checkpoint(str(tmp_path)) == saved
     # Keys as TF 2.21 names them (tf.train.list_variables on the same program).
     assert dg.train.list_variables(saved) == [
+        ("_CHECKPOINTABLE_OBJECT_GRAPH", []),
         ("layers/0/.ATTRIBUTES/VARIABLE_VALUE", []),
         ("save_counter/.ATTRIBUTES/VARIABLE_VALUE", []),
         ("v/.ATTRIBUTES/VARIABLE_VALUE", [2])]
@@ -91,7 +93,7 @@ def test_shared_variable_is_saved_once_and_restored_everywhere(tmp_path):
     ckpt = dg.train.Checkpoint(a=shared, b={"same": shared})
     path = ckpt.save(str(tmp_path / "ck"))
     assert [k for k, _ in dg.train.list_variables(path) if "save_counter" not in k] == \
-        ["a/.ATTRIBUTES/VARIABLE_VALUE"]
+        ["_CHECKPOINTABLE_OBJECT_GRAPH", "a/.ATTRIBUTES/VARIABLE_VALUE"]
     shared.assign([0.0])
     ckpt.restore(path).assert_consumed()
     assert shared.numpy()[0] == 3.0
@@ -136,7 +138,7 @@ def test_resumed_training_follows_the_uninterrupted_trajectory_bit_for_bit(tmp_p
 
 
 def _fail_in(monkeypatch, module_attr, after_calls=0):
-    """Makes `module_attr` (np.savez or json.dump, as called by checkpoint_format) raise."""
+    """Makes `module_attr` (a writer method called by formats.bundle) raise mid-write."""
     owner, name = module_attr
     original = getattr(owner, name)
     calls = []
@@ -144,8 +146,8 @@ def _fail_in(monkeypatch, module_attr, after_calls=0):
     def failing(*args, **kwargs):
         calls.append(1)
         if len(calls) > after_calls:
-            stream = next(a for a in args if hasattr(a, "write"))
-            stream.write(b"partial" if "b" in getattr(stream, "mode", "b") else "partial")
+            stream = args[0]._stream  # the file being written, left partial
+            stream.write(b"partial")
             raise OSError("disk full (simulated)")
         return original(*args, **kwargs)
     monkeypatch.setattr(owner, name, failing)
@@ -158,15 +160,14 @@ def test_a_crash_mid_save_leaves_the_previous_checkpoint_latest(tmp_path, monkey
     manager = dg.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
     good = manager.save()
     variable.assign([5.0, 6.0])
-    target = (checkpoint_format.np, "savez") if fail == "data" else \
-        (checkpoint_format.json, "dump")
+    target = (bundle.BundleWriter, "add") if fail == "data" else (bundle.TableWriter, "finish")
     _fail_in(monkeypatch, target)
     with pytest.raises(OSError, match="simulated"):
         manager.save()
     monkeypatch.undo()
     assert sorted(os.listdir(tmp_path)) == sorted(
-        ["checkpoint", "ckpt-1.index", "ckpt-1.data.npz"] +
-        (["ckpt-2.data.npz"] if fail == "index" else []))  # no temporary file is left
+        ["checkpoint", "ckpt-1.index", "ckpt-1.data-00000-of-00001"] +
+        (["ckpt-2.data-00000-of-00001"] if fail == "index" else []))  # no temporary file is left
     assert dg.train.latest_checkpoint(str(tmp_path)) == good
     assert dg.train.CheckpointManager(ckpt, str(tmp_path), 2).latest_checkpoint == good
     dg.train.Checkpoint(v=variable).restore(dg.train.latest_checkpoint(str(tmp_path)))
@@ -174,11 +175,15 @@ def test_a_crash_mid_save_leaves_the_previous_checkpoint_latest(tmp_path, monkey
 
 
 def test_an_index_paired_with_another_saves_data_is_detected(tmp_path):
-    ckpt = dg.train.Checkpoint(v=dg.Variable([1.0]))
-    a, b = ckpt.write(str(tmp_path / "a")), ckpt.write(str(tmp_path / "b"))
+    variable = dg.Variable([1.0])
+    ckpt = dg.train.Checkpoint(v=variable)
+    a = ckpt.write(str(tmp_path / "a"))
+    variable.assign([2.0])
+    b = ckpt.write(str(tmp_path / "b"))
     os.replace(b + checkpoint_format.DATA_SUFFIX, a + checkpoint_format.DATA_SUFFIX)
-    with pytest.raises(dg.errors.DataLossError, match="another save"):
+    with pytest.raises(dg.errors.DataLossError, match="checksum mismatch for key v/"):
         ckpt.restore(a)
+    assert variable.numpy()[0] == 2.0
 
 
 def test_manager_keeps_max_to_keep_and_recovers_its_state(tmp_path):
@@ -195,9 +200,9 @@ def test_manager_keeps_max_to_keep_and_recovers_its_state(tmp_path):
     assert not os.path.exists(paths[0] + ".index") and os.path.exists(paths[2] + ".index")
     numbered = manager.save(checkpoint_number=100)
     assert os.path.basename(numbered) == "ckpt-100"
-    state = json.load(open(tmp_path / "checkpoint"))
-    assert state["model_checkpoint_path"] == "ckpt-100"
-    assert state["all_model_checkpoint_paths"] == ["ckpt-4", "ckpt-100"]
+    state = open(tmp_path / "checkpoint").read().splitlines()  # TF's text format
+    assert state[:3] == ['model_checkpoint_path: "ckpt-100"', 'all_model_checkpoint_paths: "ckpt-4"',
+                         'all_model_checkpoint_paths: "ckpt-100"']
     again = dg.train.CheckpointManager(dg.train.Checkpoint(v=variable), str(tmp_path), 2)
     assert again.checkpoints == [paths[3], numbered]
     variable.assign(-1.0)

@@ -18,6 +18,7 @@ class Adam(Optimizer):
     """Adam: bias-corrected first and second moments (`m`, `v`; `vhat` for AMSGrad)."""
 
     config_names = ("beta_1", "beta_2", "epsilon", "amsgrad")
+    keras_slot_groups = (("momentum", "velocity"), ("velocity_hat",))
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False,

@@ -14,6 +14,7 @@ class Adamax(Optimizer):
     config_names = ("beta_1", "beta_2", "epsilon")
 
     slot_names = ("momentum", "norm")
+    keras_slot_lists = {"momentum": "_m", "norm": "_u"}
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None,

@@ -190,10 +190,49 @@ class Optimizer:
         """Non-slot state besides iterations and learning rate (Nadam's u_product)."""
         return {}
 
-    def trackable_children(self) -> dict:
-        children: Dict[str, Any] = {"iterations": self._iterations}
+    # Keras 3's attribute holding each slot's list (one entry per trainable variable), and
+    # the groups Keras's build() creates the slots in (all variables of a group at once).
+    keras_slot_lists: Dict[str, str] = {"velocity": "_velocities"}
+    keras_slot_groups: Tuple[Tuple[str, ...], ...] = ()
+
+    def checkpoint_slot_lists(self) -> Dict[str, str]:
+        """{Keras 3 list attribute: slot name}: how a checkpoint holds this optimizer's slots
+        (`_momentums/0` is variable 0's "momentum"), used to restore them."""
+        return {self.keras_slot_lists.get(name, f"_{name}s"): name for name in self.slot_names}
+
+    def _trainable_in_order(self) -> List[Variable]:
+        return [ref.deref() for ref, _ in sorted(self._variable_index.items(),
+                                                 key=lambda item: item[1])]
+
+    def _keras_variables(self, trainable: List[Variable]) -> List[Variable]:
+        """Keras 3's `optimizer.variables` order: iterations, learning rate, the slots
+        group by group, then extra state."""
+        found = [self._iterations]
         if isinstance(self._learning_rate, Variable):
-            children["learning_rate"] = self._learning_rate
+            found.append(self._learning_rate)
+        groups = self.keras_slot_groups or (tuple(self.slot_names),)
+        for slot_group in groups:
+            for variable in trainable:
+                for slot_name in slot_group:
+                    slot = self._slots.get(variable, slot_name)
+                    if slot is not None:
+                        found.append(slot)
+        found.extend(self._extra_variables().values())
+        return found
+
+    def trackable_children(self) -> dict:
+        """Keras 3's checkpoint layout (TF 2.21 writes and reads the same keys)."""
+        trainable = self._trainable_in_order()
+        children: Dict[str, Any] = {
+            "_variables": self._keras_variables(trainable),
+            "_trainable_variables": trainable,
+            "_trainable_variables_indices": {},
+            "_iterations": self._iterations}
+        if isinstance(self._learning_rate, Variable):
+            children["_learning_rate"] = self._learning_rate
+        for list_name, slot_name in self.checkpoint_slot_lists().items():
+            slots = [self._slots.get(variable, slot_name) for variable in trainable]
+            children[list_name] = [slot for slot in slots if slot is not None]
         children.update(self._extra_variables())
         return children
 

@@ -37,10 +37,10 @@ class Nadam(Optimizer):
         dtype = var_list[0].dtype if var_list else dtypes.float32
         with outside_functions(), name_scope(self.name):
             self._u_product = Variable(1.0, name="u_product", dtype=dtype, trainable=False)
-        child_added(self, "u_product", self._u_product)  # a checkpoint restored before build
+        child_added(self, "_u_product", self._u_product)  # a checkpoint restored before build
 
     def _extra_variables(self) -> Dict[str, Variable]:
-        return {} if self._u_product is None else {"u_product": self._u_product}
+        return {} if self._u_product is None else {"_u_product": self._u_product}
 
     def _prepare(self) -> Dict[str, Any]:
         u_product = self._u_product

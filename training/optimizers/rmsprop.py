@@ -1,7 +1,7 @@
 """RMSprop with optional momentum and centering (Keras 3)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from ..rule_math import sqrt
 from .base import Optimizer
@@ -11,6 +11,11 @@ class RMSprop(Optimizer):
     """`velocity = rho * velocity + (1 - rho) * g^2; w -= lr * g / sqrt(velocity + eps)`."""
 
     config_names = ("rho", "momentum", "epsilon", "centered")
+    keras_slot_groups = (("velocity",), ("momentum",), ("average_gradient",))
+
+    def checkpoint_slot_lists(self) -> Dict[str, str]:
+        return {"_velocities": "velocity", "_momentums": "momentum",  # always, as Keras 3
+                "_average_gradients": "average_gradient"}
 
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False,

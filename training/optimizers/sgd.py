@@ -1,7 +1,7 @@
 """SGD with optional momentum and Nesterov momentum (Keras 3)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from .base import Optimizer
 
@@ -10,6 +10,9 @@ class SGD(Optimizer):
     """`m = momentum * m - lr * g; w += m` (Nesterov: `w += momentum * m - lr * g`)."""
 
     config_names = ("momentum", "nesterov")
+
+    def checkpoint_slot_lists(self) -> Dict[str, str]:
+        return {"momentums": "momentum"}  # Keras 3 keeps the (empty) list without momentum
 
     def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,

@@ -173,8 +173,12 @@ class Optimizer:
                          fill: float) -> Variable:
         def initial() -> np.ndarray:
             return np.full(var.shape.as_list(), fill, dtype=var.dtype.as_numpy_dtype)
+        name = f"{_op_name(var)}/{op_name}"
+        taken = len(self._slots.names_of(var))
+        if taken and self._slots.get(var, slot_name) is None and context.executing_eagerly():
+            name = f"{name}_{taken}"  # TF's slot scopes: v/Adam, v/Adam_1 (a graph does it)
         with name_scope(None):
-            return self._slots.create(var, slot_name, initial, f"{_op_name(var)}/{op_name}")
+            return self._slots.create(var, slot_name, initial, name)
 
     def get_slot(self, var: Variable, name: str) -> Optional[Variable]:
         """The slot `name` of `var`, or None."""
