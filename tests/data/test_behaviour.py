@@ -267,3 +267,12 @@ def test_compat_v1_data_namespace():
         types, shapes = v1.get_output_types(iterator), v1.get_output_shapes(iterator)
     assert types == (dg.float64, dg.int32)
     assert [s.as_list() for s in shapes] == [[2], []]
+
+
+def test_get_single_element():
+    a, b = D.from_tensors(([1, 2], 3)).get_single_element()
+    assert a.numpy().tolist() == [1, 2] and int(b) == 3
+    with pytest.raises(dg.errors.InvalidArgumentError, match="more than one element"):
+        D.range(2).get_single_element()
+    with pytest.raises(dg.errors.InvalidArgumentError, match="Dataset was empty"):
+        D.range(0).get_single_element()
