@@ -241,3 +241,22 @@ def test_unconverted_python_loop_over_a_dataset_stops_with_an_error():
 
     with pytest.raises(RuntimeError, match="does not end"):
         loop(D.range(3))
+
+
+def test_tf1_dataset_methods():
+    graph = dg.Graph()
+    with graph.as_default():
+        dataset = v1.data.Dataset.from_tensor_slices(np.arange(5)).map(lambda x: x * 2) \
+            .batch(2)
+        assert isinstance(dataset, v1.data.Dataset) and isinstance(dataset, D)
+        assert dataset.output_types == dg.int64
+        assert dataset.output_shapes.as_list() == [None]
+        next_batch = dataset.make_one_shot_iterator().get_next()
+        with dg.Session() as sess:
+            got = [sess.run(next_batch).tolist() for _ in range(3)]
+            with pytest.raises(dg.errors.OutOfRangeError):
+                sess.run(next_batch)
+    assert got == [[0, 2], [4, 6], [8]]
+    eager = v1.data.Dataset.range(3).shuffle(3, seed=1).batch(3)
+    assert sorted(next(iter(eager)).numpy().tolist()) == [0, 1, 2]
+    assert int(v1.data.Dataset.range(4).reduce(np.int64(0), lambda s, x: s + x)) == 6
