@@ -108,7 +108,8 @@ class DistributedDataset:
         return nest.map_structure(_unknown_batch, spec)
 
     def __iter__(self) -> Iterator[Any]:
-        if current_graph() is not None:   # a Python loop here would bake the data in
+        if getattr(current_graph(), "building_function", False):
+            # a Python loop in a traced function would bake the data into the graph
             raise RuntimeError("A distributed dataset is iterated eagerly in duograd: loop "
                                "over it outside dg.function and call strategy.run (or a "
                                "dg.function step) per batch.")
