@@ -260,3 +260,31 @@ def test_tf1_dataset_methods():
     eager = v1.data.Dataset.range(3).shuffle(3, seed=1).batch(3)
     assert sorted(next(iter(eager)).numpy().tolist()) == [0, 1, 2]
     assert int(v1.data.Dataset.range(4).reduce(np.int64(0), lambda s, x: s + x)) == 6
+
+
+def test_errors_in_a_session_and_in_a_function_keep_tf_classes():
+    def check(x):
+        return dg.debugging.check_numerics(dg.math.log(x), "bad value")
+
+    graph = dg.Graph()
+    with graph.as_default():
+        dataset = D.from_tensor_slices(np.array([1.0, 2.0, -1.0], np.float32)).map(check)
+        next_value = v1.data.make_one_shot_iterator(dataset).get_next()
+        with dg.Session() as sess:
+            assert sess.run(next_value) == 0.0
+            assert sess.run(next_value) == pytest.approx(np.log(2.0))
+            with pytest.raises(dg.errors.InvalidArgumentError, match="bad value"):
+                sess.run(next_value)
+
+    @dg.function
+    def total(ds):
+        s = dg.constant(0.0)
+        for x in ds:
+            s += x
+        return s
+
+    with pytest.raises(dg.errors.InvalidArgumentError, match="bad value"):
+        total(D.from_tensor_slices(np.array([1.0, -1.0], np.float32)).map(check))
+    ragged = D.range(1, 4).map(lambda x: dg.fill(dg.reshape(x, [1]), x)).batch(2)
+    with pytest.raises(dg.errors.InvalidArgumentError, match="Cannot add tensor to the batch"):
+        total(ragged.map(lambda b: dg.cast(dg.reduce_sum(b), dg.float32)))
