@@ -276,3 +276,15 @@ def test_get_single_element():
         D.range(2).get_single_element()
     with pytest.raises(dg.errors.InvalidArgumentError, match="Dataset was empty"):
         D.range(0).get_single_element()
+
+
+def test_namedtuple_elements_keep_their_type():
+    import collections
+    pair = collections.namedtuple("pair", "a b")
+    dataset = D.from_tensor_slices(pair(np.arange(3), np.ones((3, 2))))
+    assert type(dataset.element_spec) is pair
+    first = next(iter(dataset))
+    assert type(first) is pair and int(first.a) == 0 and first.b.shape == (2,)
+    swapped = dataset.map(lambda p: pair(p.b, p.a))   # a namedtuple is one argument
+    assert swapped.element_spec.a.shape.as_list() == [2]
+    assert type(dataset.batch(2).element_spec) is pair
