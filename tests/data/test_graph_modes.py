@@ -128,32 +128,43 @@ def test_for_loop_over_a_dataset_in_a_function():
     assert sums.experimental_get_tracing_count() == 1
 
 
-def _one_tensor_one_shape(name):
-    recorded = TF["elements"][name]
-    shapes = {tuple(e.get("shape", ())) for e in recorded["elements"]}
-    return recorded["spec"].get("dtype") is not None and len(shapes) <= 1
+def _leaves(encoded):
+    """The leaf encodings of one recorded element, in nest.flatten order."""
+    if "tuple" in encoded:
+        return [leaf for part in encoded["tuple"] for leaf in _leaves(part)]
+    if "dict" in encoded:
+        return [leaf for key in sorted(encoded["dict"]) for leaf in _leaves(encoded["dict"][key])]
+    return [encoded]
 
 
-@pytest.mark.parametrize("name", [n for n in GRAPH_CASES if _one_tensor_one_shape(n)])
+def _one_shape_per_component(name):
+    elements = TF["elements"][name]["elements"]
+    columns = list(zip(*[_leaves(e) for e in elements]))
+    return all(len({tuple(leaf["shape"]) for leaf in column}) == 1 for column in columns)
+
+
+@pytest.mark.parametrize("name", [n for n in GRAPH_CASES if _one_shape_per_component(n)])
 def test_for_loop_in_a_function_gives_tf_sequence(name):
-    """Every single-tensor pipeline (of one element shape: a TensorArray's limit),
-    collected by a graph loop into a TensorArray."""
+    """Every pipeline whose components keep one shape (a TensorArray's limit), collected
+    by a graph loop inside dg.function, one TensorArray per component."""
     dataset = build(ELEMENT_CASES[name])
-    spec = dataset.element_spec
+    specs = dg.nest.flatten(dataset.element_spec)
+    expected = TF["elements"][name]["elements"]
 
     @dg.function
     def collect():
-        ta = dg.TensorArray(spec.dtype, size=0, dynamic_size=True, infer_shape=False,
-                            element_shape=dg.TensorShape(None))
+        arrays = [dg.TensorArray(s.dtype, size=0, dynamic_size=True, infer_shape=False,
+                                 element_shape=dg.TensorShape(None)) for s in specs]
         i = dg.constant(0)
         for x in dataset:
-            ta = ta.write(i, x)
+            arrays = [ta.write(i, leaf) for ta, leaf in zip(arrays, dg.nest.flatten(x))]
             i += 1
-        return [ta.read(k) for k in range(len(TF["elements"][name]["elements"]))], i
+        return [[ta.read(k) for ta in arrays] for k in range(len(expected))], i
 
     elements, count = collect()
-    assert int(count) == len(TF["elements"][name]["elements"])
-    assert [encode(e.numpy()) for e in elements] == TF["elements"][name]["elements"]
+    assert int(count) == len(expected)
+    got = [[encode(leaf.numpy()) for leaf in element] for element in elements]
+    assert got == [_leaves(e) for e in expected]
 
 
 def test_break_and_python_state_in_a_dataset_loop():
