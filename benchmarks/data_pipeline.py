@@ -164,15 +164,16 @@ def input_wait(dg, x, y, prefetch: bool, steps: int) -> dict:
     images, labels = next(iterator)
     step(images, labels)   # trace
     waited = 0.0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         t0 = time.perf_counter()
         images, labels = next(iterator)
         waited += time.perf_counter() - t0
         step(images, labels)
     total = time.perf_counter() - start
+    cores = (time.process_time() - cpu) / total   # > 1: the producer ran beside the step
     iterator.close()
-    return {"wait_fraction": waited / total, "step_s": total / steps}
+    return {"wait_fraction": waited / total, "step_s": total / steps, "cores_busy": cores}
 
 
 def tf_figures(tf_python: str, repeats: int, examples: int) -> dict:
