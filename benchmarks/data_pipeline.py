@@ -127,8 +127,11 @@ def measure(lib, repeats: int, examples: int, with_numpy: bool) -> dict:
         results[name + "_cpu_s"] = cpu
     heavy = interleaved({"heavy_serial": drain(serial), "heavy_parallel": drain(parallel)},
                         repeats)
-    for name, (low, mid, _) in heavy.items():
+    for name, (low, mid, cpu) in heavy.items():
         results[name + "_s"], results[name + "_median_s"] = low, mid
+        # CPU seconds of all the process's threads per wall second: > 1 when the map
+        # keeps more than one core busy (what a loaded machine still shows)
+        results[name + "_cores_busy"] = cpu / low
     return results
 
 
@@ -161,15 +164,16 @@ def input_wait(dg, x, y, prefetch: bool, steps: int) -> dict:
     images, labels = next(iterator)
     step(images, labels)   # trace
     waited = 0.0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         t0 = time.perf_counter()
         images, labels = next(iterator)
         waited += time.perf_counter() - t0
         step(images, labels)
     total = time.perf_counter() - start
+    cores = (time.process_time() - cpu) / total   # > 1: the producer ran beside the step
     iterator.close()
-    return {"wait_fraction": waited / total, "step_s": total / steps}
+    return {"wait_fraction": waited / total, "step_s": total / steps, "cores_busy": cores}
 
 
 def tf_figures(tf_python: str, repeats: int, examples: int) -> dict:

@@ -38,6 +38,72 @@ def make_initializable_iterator(dataset: Dataset, shared_name: Optional[str] = N
     return GraphIterator(dataset, one_shot=False, name=shared_name or "Iterator")
 
 
+class DatasetV1(Dataset):
+    """tf.compat.v1.data.Dataset: a dataset with TF1's methods besides TF2's
+    (`make_one_shot_iterator()`, `make_initializable_iterator()`, `output_types`,
+    `output_shapes`); its transformations return DatasetV1s too. It wraps a dataset
+    and adds nothing to its iteration."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        super().__init__(dataset.element_spec, (dataset,))
+        self._dataset = dataset
+
+    def elements(self, ctx: Any) -> Any:
+        return self._dataset.elements(ctx)
+
+    def cardinality_value(self) -> int:
+        return self._dataset.cardinality_value()
+
+    def block_reader(self, ctx: Any) -> Any:
+        return self._dataset.block_reader(ctx)
+
+    def blocks(self, ctx: Any, size: int) -> Any:
+        return self._dataset.blocks(ctx, size)
+
+    def make_one_shot_iterator(self) -> Any:
+        return make_one_shot_iterator(self)
+
+    def make_initializable_iterator(self, shared_name: Optional[str] = None) -> Any:
+        return make_initializable_iterator(self, shared_name)
+
+    @property
+    def output_types(self) -> Any:
+        return get_output_types(self)
+
+    @property
+    def output_shapes(self) -> Any:
+        return get_output_shapes(self)
+
+
+def _as_v1(value: Any) -> Any:
+    return DatasetV1(value) if isinstance(value, Dataset) and not isinstance(
+        value, DatasetV1) else value
+
+
+def _v1_method(method: Any) -> Any:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _as_v1(method(self, *args, **kwargs))
+    call.__name__, call.__doc__ = method.__name__, method.__doc__
+    return call
+
+
+def _v1_constructor(constructor: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return _as_v1(constructor(*args, **kwargs))
+    call.__name__, call.__doc__ = constructor.__name__, constructor.__doc__
+    return staticmethod(call)
+
+
+for _name in ("from_tensor_slices", "from_tensors", "range", "from_generator", "zip",
+              "counter"):
+    setattr(DatasetV1, _name, _v1_constructor(getattr(Dataset, _name)))
+for _name in ("concatenate", "map", "filter", "batch", "padded_batch", "unbatch", "rebatch",
+              "repeat", "take", "skip", "shard", "enumerate", "shuffle", "flat_map",
+              "interleave", "window", "scan", "take_while", "unique", "cache", "prefetch",
+              "assert_cardinality", "apply", "with_options"):
+    setattr(DatasetV1, _name, _v1_method(getattr(Dataset, _name)))
+
+
 def get_output_types(dataset_or_iterator: Any) -> Any:
     return _map(dataset_or_iterator, "dtype")
 
@@ -52,7 +118,7 @@ def _map(obj: Any, field: str) -> Any:
 
 
 NAMES = {
-    "Dataset": Dataset, "Options": Options, "AUTOTUNE": AUTOTUNE,
+    "Dataset": DatasetV1, "DatasetV1": DatasetV1, "DatasetV2": Dataset, "Options": Options, "AUTOTUNE": AUTOTUNE,
     "INFINITE_CARDINALITY": INFINITE_CARDINALITY, "UNKNOWN_CARDINALITY": UNKNOWN_CARDINALITY,
     "make_one_shot_iterator": make_one_shot_iterator,
     "make_initializable_iterator": make_initializable_iterator,
@@ -64,4 +130,4 @@ NAMES = {
         __name__="duograd.compat.v1.data.experimental"),
 }
 
-__all__ = ["make_one_shot_iterator", "make_initializable_iterator", "NAMES"]
+__all__ = ["DatasetV1", "make_one_shot_iterator", "make_initializable_iterator", "NAMES"]

@@ -148,6 +148,21 @@ class Dataset:
         from .graph_ops import GraphIterator
         return GraphIterator(self, one_shot=False)
 
+    def get_single_element(self, name: Optional[str] = None) -> Any:
+        """The one element of a one-element dataset (InvalidArgumentError otherwise)."""
+        from .iterator import OwnedIterator
+        if _state.graph is not None:
+            raise RuntimeError("`get_single_element()` runs eagerly here; in a graph, use "
+                               "an iterator's get_next().")
+        iterator = OwnedIterator(self)
+        first = iterator.next_flat()
+        if first is None:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if iterator.next_flat() is not None:
+            iterator.close()
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return structure.pack(self._element_spec, first)
+
     def run_eagerly(self, resources: Any = None, bindings: Optional[dict] = None
                     ) -> Iterator[tuple]:
         """The flat elements for one iteration (used by every iterator)."""

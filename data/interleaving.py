@@ -16,7 +16,6 @@ from typing import Any, Callable, Iterator, List, Optional
 from ..framework import nest
 from ..framework.func_graph import FuncGraph, tracing
 from .slicing import SpecTraceGraph
-from ..framework.tensor_spec import TensorSpec
 from . import structure
 from .dataset import AUTOTUNE, Dataset, IterationContext
 from .functions import call_with_element
@@ -120,4 +119,4 @@ class InterleaveDataset(Dataset):
         return None
 
 
-__all__ = ["InterleaveDataset", "SpecOnlyDataset", "TensorSpec"]
+__all__ = ["InterleaveDataset", "SpecOnlyDataset"]

@@ -11,7 +11,6 @@ from ..framework import nest
 from ..ops.array.array_ops import identity
 from ..ops.constant_op import convert_to_tensor
 from ..ops.control_flow.while_loop_ops import while_loop
-from ..framework.tensor_spec import TensorSpec
 from . import structure
 from .dataset import Dataset, IterationContext
 from .functions import StructuredFunction
@@ -126,4 +125,4 @@ class ScanDataset(Dataset):
             yield result
 
 
-__all__ = ["reduce_dataset", "ScanDataset", "TensorSpec"]
+__all__ = ["reduce_dataset", "ScanDataset"]

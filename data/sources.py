@@ -224,5 +224,4 @@ class GeneratorDataset(Dataset):
             if structure.is_structure(self.element_spec) else self.element_spec.dtype
 
 
-__all__ = ["TensorDataset", "TensorSliceDataset", "RangeDataset", "GeneratorDataset",
-           "UNKNOWN_CARDINALITY"]
+__all__ = ["TensorDataset", "TensorSliceDataset", "RangeDataset", "GeneratorDataset"]

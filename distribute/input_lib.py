@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable, Iterator, List
 
 import numpy as np
 
+from ..eager.context import current_graph
 from ..framework import nest
 from ..ops.constant_op import convert_to_tensor
 from .values import regroup
@@ -107,6 +108,11 @@ class DistributedDataset:
         return nest.map_structure(_unknown_batch, spec)
 
     def __iter__(self) -> Iterator[Any]:
+        if getattr(current_graph(), "building_function", False):
+            # a Python loop in a traced function would bake the data into the graph
+            raise RuntimeError("A distributed dataset is iterated eagerly in duograd: loop "
+                               "over it outside dg.function and call strategy.run (or a "
+                               "dg.function step) per batch.")
         # a dg.data.Dataset's shards are tensors (as TF's); other iterables keep theirs
         as_tensors = hasattr(self._dataset, "element_spec")
         for batch in self._dataset:

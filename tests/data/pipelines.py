@@ -28,7 +28,7 @@ ELEMENT_CASES = {
     "map_dict": "D.from_tensor_slices({'a': [1, 2]}).map(lambda d: {'b': d['a'] * 3, 'c': d['a']})",
     "map_returns_python_list": "D.range(3).map(lambda x: [x, x + 1])",
     "map_parallel_deterministic": "D.range(20).map(lambda x: x * x, num_parallel_calls=4)",
-    "map_autotune": "D.range(20).map(lambda x: x + 1, num_parallel_calls=D.range(1).map(lambda x: x).element_spec.shape.rank - 1)",
+    "map_autotune": "D.range(20).map(lambda x: x + 1, num_parallel_calls=T.data.AUTOTUNE)",
     "filter": "D.range(10).filter(lambda x: T.equal(x % 3, 0))",
     "batch": "D.range(10).batch(4)",
     "batch_drop_remainder": "D.range(10).batch(4, drop_remainder=True)",
@@ -78,6 +78,17 @@ ELEMENT_CASES = {
     "filter_then_batch_cardinality": "D.range(10).filter(lambda x: x > 4).batch(2)",
     "shuffle_then_batch_card": "D.range(10).shuffle(3, seed=1).batch(3).map(lambda b: T.shape(b)[0])",
     "counter_take": "D.counter(3).take(4)",
+    "padded_batch_dict": "D.range(1, 4).map(lambda x: {'v': T.fill(T.reshape(x, [1]), x), 'n': x}).padded_batch(2)",
+    "generator_dict_signature": "D.from_generator(lambda: iter([{'a': 1, 'b': [1.0, 2.0]}, {'a': 2, 'b': [3.0, 4.0]}]), output_signature={'a': T.TensorSpec([], T.int32), 'b': T.TensorSpec([2], T.float32)}).batch(2)",
+    "zip_nested": "D.zip((D.range(3), (D.range(3, 6), D.range(6, 9))))",
+    "map_filter_batch_repeat": "D.range(12).map(lambda x: x * 3).filter(lambda x: T.equal(x % 2, 0)).batch(2).repeat(2)",
+    "shard_then_batch": "D.range(20).shard(4, 3).batch(2, drop_remainder=True)",
+    "skip_take_window": "D.range(20).skip(3).take(10).window(4, shift=3, drop_remainder=True).flat_map(lambda w: w.batch(4))",
+    "unbatch_map": "D.from_tensor_slices(np.arange(12).reshape(3, 4)).unbatch().map(lambda x: x + 100).batch(5)",
+    "interleave_cycle1": "D.range(3).interleave(lambda x: D.range(x * 10, x * 10 + 2), cycle_length=1)",
+    "scan_running_mean": "D.from_tensor_slices([2.0, 4.0, 6.0]).scan((T.constant(0.0), T.constant(0.0)), lambda s, x: ((s[0] + x, s[1] + 1.0), (s[0] + x) / (s[1] + 1.0)))",
+    "slices_from_slices_of_tuple_of_lists": "D.from_tensor_slices(([[1, 2], [3, 4]], [[5.0], [6.0]]))",
+    "rebatch_larger": "D.range(7).batch(2).rebatch(5)",
 }
 
 # built lazily in the test: the dataset's cardinality only (no elements)

@@ -247,7 +247,7 @@ def test_window_elements_are_datasets():
 def test_namespaces():
     assert dg.data.experimental.assert_cardinality(2)(D.range(2)).cardinality() == 2
     assert dg.data.DatasetSpec(dg.TensorSpec([], dg.int64)) == D.range(3).window(2).element_spec
-    assert dg.compat.v1.data.Dataset is D
+    assert dg.compat.v1.data.DatasetV2 is D and issubclass(dg.compat.v1.data.Dataset, D)
 
 
 def test_padded_shapes_minus_one_pads_to_the_longest():
@@ -259,7 +259,7 @@ def test_padded_shapes_minus_one_pads_to_the_longest():
 
 def test_compat_v1_data_namespace():
     v1 = dg.compat.v1.data
-    assert v1.Dataset is D and v1.AUTOTUNE == -1
+    assert issubclass(v1.Dataset, D) and v1.AUTOTUNE == -1
     assert callable(v1.make_one_shot_iterator) and callable(v1.make_initializable_iterator)
     graph = dg.Graph()
     with graph.as_default():
@@ -267,3 +267,24 @@ def test_compat_v1_data_namespace():
         types, shapes = v1.get_output_types(iterator), v1.get_output_shapes(iterator)
     assert types == (dg.float64, dg.int32)
     assert [s.as_list() for s in shapes] == [[2], []]
+
+
+def test_get_single_element():
+    a, b = D.from_tensors(([1, 2], 3)).get_single_element()
+    assert a.numpy().tolist() == [1, 2] and int(b) == 3
+    with pytest.raises(dg.errors.InvalidArgumentError, match="more than one element"):
+        D.range(2).get_single_element()
+    with pytest.raises(dg.errors.InvalidArgumentError, match="Dataset was empty"):
+        D.range(0).get_single_element()
+
+
+def test_namedtuple_elements_keep_their_type():
+    import collections
+    pair = collections.namedtuple("pair", "a b")
+    dataset = D.from_tensor_slices(pair(np.arange(3), np.ones((3, 2))))
+    assert type(dataset.element_spec) is pair
+    first = next(iter(dataset))
+    assert type(first) is pair and int(first.a) == 0 and first.b.shape == (2,)
+    swapped = dataset.map(lambda p: pair(p.b, p.a))   # a namedtuple is one argument
+    assert swapped.element_spec.a.shape.as_list() == [2]
+    assert type(dataset.batch(2).element_spec) is pair

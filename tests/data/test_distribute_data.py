@@ -95,3 +95,18 @@ def test_multi_worker_shards_by_worker(tmp_path):
     assert [r["contexts"] for r in ranks] == [[[2, 0, 2]], [[2, 1, 2]]]
     assert ranks[0]["from_function"] == [[0, 2], [4, 6], [8, 10]]
     assert ranks[1]["from_function"] == [[1, 3], [5, 7], [9, 11]]
+
+
+def test_a_distributed_dataset_is_not_unrolled_into_a_graph():
+    import pytest
+    strategy = dg.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    dataset = strategy.experimental_distribute_dataset(D.range(4).batch(2))
+
+    @dg.function
+    def loop():
+        for batch in dataset:
+            strategy.run(lambda b: b, args=(batch,))
+        return dg.constant(0)
+
+    with pytest.raises(RuntimeError, match="iterated eagerly"):
+        loop()

@@ -128,32 +128,43 @@ def test_for_loop_over_a_dataset_in_a_function():
     assert sums.experimental_get_tracing_count() == 1
 
 
-def _one_tensor_one_shape(name):
-    recorded = TF["elements"][name]
-    shapes = {tuple(e.get("shape", ())) for e in recorded["elements"]}
-    return recorded["spec"].get("dtype") is not None and len(shapes) <= 1
+def _leaves(encoded):
+    """The leaf encodings of one recorded element, in nest.flatten order."""
+    if "tuple" in encoded:
+        return [leaf for part in encoded["tuple"] for leaf in _leaves(part)]
+    if "dict" in encoded:
+        return [leaf for key in sorted(encoded["dict"]) for leaf in _leaves(encoded["dict"][key])]
+    return [encoded]
 
 
-@pytest.mark.parametrize("name", [n for n in GRAPH_CASES if _one_tensor_one_shape(n)])
+def _one_shape_per_component(name):
+    elements = TF["elements"][name]["elements"]
+    columns = list(zip(*[_leaves(e) for e in elements]))
+    return all(len({tuple(leaf["shape"]) for leaf in column}) == 1 for column in columns)
+
+
+@pytest.mark.parametrize("name", [n for n in GRAPH_CASES if _one_shape_per_component(n)])
 def test_for_loop_in_a_function_gives_tf_sequence(name):
-    """Every single-tensor pipeline (of one element shape: a TensorArray's limit),
-    collected by a graph loop into a TensorArray."""
+    """Every pipeline whose components keep one shape (a TensorArray's limit), collected
+    by a graph loop inside dg.function, one TensorArray per component."""
     dataset = build(ELEMENT_CASES[name])
-    spec = dataset.element_spec
+    specs = dg.nest.flatten(dataset.element_spec)
+    expected = TF["elements"][name]["elements"]
 
     @dg.function
     def collect():
-        ta = dg.TensorArray(spec.dtype, size=0, dynamic_size=True, infer_shape=False,
-                            element_shape=dg.TensorShape(None))
+        arrays = [dg.TensorArray(s.dtype, size=0, dynamic_size=True, infer_shape=False,
+                                 element_shape=dg.TensorShape(None)) for s in specs]
         i = dg.constant(0)
         for x in dataset:
-            ta = ta.write(i, x)
+            arrays = [ta.write(i, leaf) for ta, leaf in zip(arrays, dg.nest.flatten(x))]
             i += 1
-        return [ta.read(k) for k in range(len(TF["elements"][name]["elements"]))], i
+        return [[ta.read(k) for ta in arrays] for k in range(len(expected))], i
 
     elements, count = collect()
-    assert int(count) == len(TF["elements"][name]["elements"])
-    assert [encode(e.numpy()) for e in elements] == TF["elements"][name]["elements"]
+    assert int(count) == len(expected)
+    got = [[encode(leaf.numpy()) for leaf in element] for element in elements]
+    assert got == [_leaves(e) for e in expected]
 
 
 def test_break_and_python_state_in_a_dataset_loop():
@@ -241,3 +252,50 @@ def test_unconverted_python_loop_over_a_dataset_stops_with_an_error():
 
     with pytest.raises(RuntimeError, match="does not end"):
         loop(D.range(3))
+
+
+def test_tf1_dataset_methods():
+    graph = dg.Graph()
+    with graph.as_default():
+        dataset = v1.data.Dataset.from_tensor_slices(np.arange(5)).map(lambda x: x * 2) \
+            .batch(2)
+        assert isinstance(dataset, v1.data.Dataset) and isinstance(dataset, D)
+        assert dataset.output_types == dg.int64
+        assert dataset.output_shapes.as_list() == [None]
+        next_batch = dataset.make_one_shot_iterator().get_next()
+        with dg.Session() as sess:
+            got = [sess.run(next_batch).tolist() for _ in range(3)]
+            with pytest.raises(dg.errors.OutOfRangeError):
+                sess.run(next_batch)
+    assert got == [[0, 2], [4, 6], [8]]
+    eager = v1.data.Dataset.range(3).shuffle(3, seed=1).batch(3)
+    assert sorted(next(iter(eager)).numpy().tolist()) == [0, 1, 2]
+    assert int(v1.data.Dataset.range(4).reduce(np.int64(0), lambda s, x: s + x)) == 6
+
+
+def test_errors_in_a_session_and_in_a_function_keep_tf_classes():
+    def check(x):
+        return dg.debugging.check_numerics(dg.math.log(x), "bad value")
+
+    graph = dg.Graph()
+    with graph.as_default():
+        dataset = D.from_tensor_slices(np.array([1.0, 2.0, -1.0], np.float32)).map(check)
+        next_value = v1.data.make_one_shot_iterator(dataset).get_next()
+        with dg.Session() as sess:
+            assert sess.run(next_value) == 0.0
+            assert sess.run(next_value) == pytest.approx(np.log(2.0))
+            with pytest.raises(dg.errors.InvalidArgumentError, match="bad value"):
+                sess.run(next_value)
+
+    @dg.function
+    def total(ds):
+        s = dg.constant(0.0)
+        for x in ds:
+            s += x
+        return s
+
+    with pytest.raises(dg.errors.InvalidArgumentError, match="bad value"):
+        total(D.from_tensor_slices(np.array([1.0, -1.0], np.float32)).map(check))
+    ragged = D.range(1, 4).map(lambda x: dg.fill(dg.reshape(x, [1]), x)).batch(2)
+    with pytest.raises(dg.errors.InvalidArgumentError, match="Cannot add tensor to the batch"):
+        total(ragged.map(lambda b: dg.cast(dg.reduce_sum(b), dg.float32)))
