@@ -78,8 +78,12 @@ def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
         np_type = np.dtype(target.as_numpy_dtype)
         if array.dtype.kind in "US" and np_type.kind not in "USO":
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
+        from_python = not isinstance(value, (Tensor, np.ndarray, np.generic))
         if array.dtype != np_type:
-            if not _can_cast(array, np_type, isinstance(value, (Tensor, np.ndarray))):
+            # an empty Python list has no element to lose: NumPy calls it float64,
+            # TF gives it the requested dtype (shape [0], [2, 0], ...)
+            if not (from_python and array.size == 0) and not _can_cast(
+                    array, np_type, isinstance(value, (Tensor, np.ndarray))):
                 raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
             array = array.astype(np_type)
     return array
