@@ -83,7 +83,7 @@ def _softmax_axis(axis: Any, logits: Any, op_type: str) -> int:
     rank = len(logits.shape) if isinstance(logits, np.ndarray) else \
         getattr(getattr(logits, "shape", None), "rank", None)
     if rank and not -rank <= int(axis) < rank:
-        raise InvalidArgumentError(None, None, f"`dim` must be in the range [-{rank}, {rank}) "
+        raise InvalidArgumentError(None, None, f"{op_type}: `dim` must be in the range [-{rank}, {rank}) "
                                    f"where {rank} is the number of dimensions in the input. "
                                    f"Received: dim={int(axis)}")
     return int(axis)
