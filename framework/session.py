@@ -58,7 +58,10 @@ def _needed_ops(fetch_tensors: List[Any], fed: Dict[Any, int]) -> List[Operation
         for t in op.inputs:
             if id(t) not in fed and t.op not in needed:
                 stack.append(t.op)
-        stack.extend(op.control_inputs)
+        # a control input whose every output is fed has run already (TF replaces a fed
+        # op by its feed, control edges included): it must not run, nor ask for its feed
+        stack.extend(c for c in op.control_inputs
+                     if not c.outputs or any(id(t) not in fed for t in c.outputs))
     ops = sorted(needed, key=_op_id)
     for op in ops:
         if op.type == "Placeholder":
