@@ -12,7 +12,7 @@ from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op, lookup_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
-from ..arg_errors import (int_array_arg, int_vector_arg, mode_error, scalar_int_arg,
+from ..arg_errors import (int_array_arg, int_vector_arg, mode_error, pack_tensor_list, scalar_int_arg,
                           truth_tested_dtype)
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
@@ -184,6 +184,9 @@ def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
     dtype = dtypes.as_dtype(dtype)
     if shape is None:
         raise ValueError("zeros/ones: shape must be a list of dimensions, got None")
+    packed = pack_tensor_list(shape, "zeros/ones shape")
+    if packed is not None:   # [n, 3] with n a graph tensor: TF packs it into one
+        shape = packed
     if isinstance(shape, Tensor):
         shape = convert_to_tensor(shape)  # a graph tensor in eager mode is a TypeError
         if not shape.dtype.is_integer:
