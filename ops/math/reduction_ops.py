@@ -43,8 +43,8 @@ def _axis_attr(axis: Any) -> Any:
             error = ValueError if _state.graph is None else TypeError
             raise error(f"Attempt to convert a value ({axis!r}) with an unsupported type "
                         f"({type(axis).__name__}) to a Tensor (reduction axis).")
-        if array.size == 0:  # `axis=[]` reduces nothing (TF: the input, unchanged)
-            return ()
+        if array.size == 0 and isinstance(axis, (list, tuple)):
+            return ()   # `axis=[]` reduces nothing (TF: the input, unchanged)
         if array.dtype.kind not in "iu":
             raise _mode_error(f"reduction axis must be integers, got {axis!r}", TypeError)
         axis = array

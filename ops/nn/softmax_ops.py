@@ -15,6 +15,8 @@ import numpy as np
 
 from ...framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ...framework.func_graph import FuncGraph
+from ...eager.eager_tensor import EagerTensor
+from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
@@ -93,7 +95,11 @@ def _tensor_axis(axis: Tensor, op_type: str) -> int:
     """An integer scalar tensor `axis` as an int (TF accepts one eagerly and in a
     TF1 graph; inside a function TF tests it for truth and refuses it)."""
     if not axis.dtype.is_integer or axis.shape.rank not in (0, None):
-        raise TypeError(f"{op_type}: axis must be an integer scalar, got {axis!r}")
+        # TF compares it with -1 and tests the result for truth: a bool tensor is a
+        # TypeError eagerly, anything else a ValueError
+        eager_bool = axis.dtype == dtypes.bool_ and isinstance(axis, EagerTensor)
+        raise (TypeError if eager_bool else ValueError)(
+            f"{op_type}: axis must be an integer scalar, got {axis!r}")
     if isinstance(axis.graph if hasattr(axis, "graph") else None, FuncGraph):
         raise OperatorNotAllowedInGraphError(
             f"Using a symbolic `dg.Tensor` ({axis!r}) as a Python `bool` is not allowed: "
