@@ -14,6 +14,7 @@ from .ops.linalg import linalg_ops, matrix_diag_ops, norm_ops
 from .ops.math import math_extra
 from .ops.nn import embedding_ops, nn_extra_ops
 from .ops.math import math_only
+from .ops.math import count_ops
 from .ops.array import partition_ops, selection_ops
 from .ops import gradient_checker, gradient_checker_v1
 from .eager import forwardprop
@@ -174,6 +175,7 @@ def _compat_v1() -> FallbackNamespace:
         initialize_all_variables=variables.global_variables_initializer,
         global_variables=variables.global_variables,
         trainable_variables=variables.trainable_variables,
+        count_nonzero=count_ops.count_nonzero_v1,
         test=FallbackNamespace("duograd.compat.v1.test", "test",
                                compute_gradient=gradient_checker_v1.compute_gradient,
                                compute_gradient_error=gradient_checker_v1.compute_gradient_error))
