@@ -11,6 +11,8 @@ from typing import Any, Sequence, Tuple
 
 import numpy as np
 
+from ..framework.bfloat16_compute import in_float32, is_bfloat16, requests_dtype
+from ..framework.dtypes import numpy_kind
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.indexed_slices import densify_inputs
 from ..framework.tensor import new_tensor_id
@@ -67,8 +69,13 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
         except AttributeError:
             raise not_eager_error(op_def, inputs) from None
     kinds = op_def.input_kinds
+    kernel = op_def.kernel
     if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
-        raise dtype_error(op_def, inputs[0])
+        first = arrays[0].dtype
+        if numpy_kind(first) not in kinds:
+            raise dtype_error(op_def, inputs[0])
+        if is_bfloat16(first) and not requests_dtype(attrs):
+            kernel = in_float32(kernel, first)   # TF's bfloat16 kernels compute in float32
     same = op_def.same_dtype
     if same is not None:
         chosen = arrays[same]
@@ -82,11 +89,11 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
                     break
     try:
         if op_def.stateful:
-            result = op_def.kernel(EAGER_RESOURCES, *arrays, **attrs)
+            result = kernel(EAGER_RESOURCES, *arrays, **attrs)
         elif attrs:
-            result = op_def.kernel(*arrays, **attrs)
+            result = kernel(*arrays, **attrs)
         else:
-            result = op_def.kernel(*arrays)
+            result = kernel(*arrays)
     except OpError:
         raise
     except KERNEL_ERRORS as error:

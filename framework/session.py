@@ -18,6 +18,7 @@ import numpy as np
 
 from ..eager import context
 from . import nest
+from .bfloat16_compute import in_float32, requests_dtype
 from .errors import FailedPreconditionError, InvalidArgumentError, OpError
 from .graph import Graph, Operation, SymbolicTensor
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
@@ -95,6 +96,9 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
             constants[outs[0]] = op.attrs["value"]
             continue
         kernel = op.op_def.kernel
+        if op.op_def.input_kinds is not None and op.inputs and \
+                op.inputs[0].dtype.name == "bfloat16" and not requests_dtype(op.attrs):
+            kernel = in_float32(kernel, np.dtype(op.inputs[0].dtype.as_numpy_dtype))
         if op.attrs:
             kernel = functools.partial(kernel, **op.attrs)
         steps.append((op, kernel, [slot[id(t)] for t in op.inputs], outs))
