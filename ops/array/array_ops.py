@@ -378,6 +378,9 @@ def _squeeze_kernel(x, *, axis):
     if axis is None:
         return np.squeeze(x)
     for a in axis:
+        if not -x.ndim <= a < x.ndim:
+            raise InvalidArgumentError(None, None, f"Tried to squeeze dim index {a} for tensor "
+                                       f"with {x.ndim} dimensions.")
         if x.shape[a] != 1:
             raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, "
                              f"got {x.shape[a]}")
@@ -394,7 +397,12 @@ def _squeeze_infer(inputs, attrs):
         if None in dims:
             return [(x.dtype, TensorShape(None))]
         return [(x.dtype, TensorShape(tuple(d for d in dims if d != 1)))]
-    axes = {a % len(dims) for a in axis}
+    rank = len(dims)
+    for k, a in enumerate(axis):
+        if not -rank <= a < rank:   # TF's shape function (a rank-0 input has no axis)
+            raise ValueError(f"squeeze_dims[{k}] not in [{-rank},{rank}). for 'Squeeze' with "
+                             f"input shapes: {list(dims)}.")
+    axes = {a % rank for a in axis}
     for a in axes:
         if dims[a] is not None and dims[a] != 1:
             raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, "
