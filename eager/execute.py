@@ -13,7 +13,7 @@ import numpy as np
 
 from ..framework.bfloat16_compute import in_float32, is_bfloat16, requests_dtype
 from ..framework.dtypes import numpy_kind
-from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from ..framework.indexed_slices import densify_inputs
 from ..framework.tensor import new_tensor_id
 from . import context
@@ -21,7 +21,11 @@ from .eager_tensor import EagerTensor
 
 _state = context.state
 _allocate = object.__new__  # see EagerTensor.__init__
-KERNEL_ERRORS = (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError)
+# What a NumPy kernel may raise on bad values: each becomes TF's class (an OverflowError,
+# e.g. a Python int beyond C long, InvalidArgumentError; a MemoryError TF's OOM,
+# ResourceExhaustedError), never a Python-internal error.
+KERNEL_ERRORS = (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError,
+                 OverflowError, MemoryError)
 
 
 class EagerResources:
@@ -39,8 +43,12 @@ class EagerResources:
 EAGER_RESOURCES = EagerResources()
 
 
-def kernel_error(op_def: Any, inputs: Sequence[Any], error: Exception) -> InvalidArgumentError:
-    """A NumPy failure inside a kernel, as TF's InvalidArgumentError naming the op."""
+def kernel_error(op_def: Any, inputs: Sequence[Any], error: Exception) -> OpError:
+    """A NumPy failure inside a kernel, as TF's InvalidArgumentError naming the op
+    (ResourceExhaustedError for memory)."""
+    if isinstance(error, MemoryError):
+        return ResourceExhaustedError(None, None, f"{op_def.type}: OOM when allocating the "
+                                      f"result ({error})")
     return InvalidArgumentError(None, None, f"{op_def.type}: {error} (input shapes: "
                                 f"{[tuple(np.shape(t.array)) for t in inputs]}, dtypes: "
                                 f"{[t.dtype.name for t in inputs]})")

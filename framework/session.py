@@ -19,7 +19,8 @@ import numpy as np
 from ..eager import context
 from . import nest
 from .bfloat16_compute import in_float32, requests_dtype
-from .errors import FailedPreconditionError, InvalidArgumentError, OpError
+from .errors import (FailedPreconditionError, InvalidArgumentError, OpError,
+                     ResourceExhaustedError)
 from .graph import Graph, Operation, SymbolicTensor
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
 from .tensor_shape import TensorShape
@@ -244,9 +245,13 @@ def run_plan(plan: _Plan, feeds: tuple, resources: Any) -> tuple:
         if error.op is None:
             error.op = _failing_op(plan, sys.exc_info()[2])
         raise
-    except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as error:
+    except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError,
+            OverflowError, MemoryError) as error:
         op = _failing_op(plan, sys.exc_info()[2])
         where = f"{op.type} (op '{op.name}')" if op is not None else "an op"
+        if isinstance(error, MemoryError):   # TF's OOM
+            raise ResourceExhaustedError(None, op, f"{where}: OOM when allocating the "
+                                         f"result ({error})") from None
         raise InvalidArgumentError(None, op, f"{where}: {error}") from None
 
 

@@ -47,6 +47,9 @@ def scalar_int_arg(value: Any, what: str = "axis") -> int:
     elif isinstance(value, (bool, np.bool_)):
         raise mode_error(f"{what} must be an integer, got {value!r}", TypeError)
     elif isinstance(value, (int, np.integer)):
+        if not -2**63 <= int(value) < 2**63:
+            raise ValueError(f"{what}: Can't convert Python sequence with out-of-range "
+                             "integer to Tensor.")
         return int(value)
     else:
         array = np.asarray(value)  # a ragged list raises ValueError here, as in TF
@@ -130,6 +133,11 @@ def int_array_arg(value: Any, what: str) -> Any:
             f"{what} must be a list of integers, got {value!r}")
     if array.size and array.dtype.kind not in "iu":
         raise mode_error(f"{what} must be integers, got {value!r}", TypeError)
+    if array.size and (array.max() > 2**31 - 1 or array.min() < -2**31):
+        if array.dtype == np.uint64 and array.max() > 2**63 - 1:
+            raise ValueError(f"{what}: Can't convert Python sequence with out-of-range "
+                             "integer to Tensor.")
+        return array.astype(np.int64)   # TF converts such a list to an int64 tensor
     return array.astype(np.int32)
 
 

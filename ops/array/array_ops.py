@@ -8,6 +8,7 @@ import numpy as np
 from ...eager import context
 from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
+from ...framework.allocation import check_allocation
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op, lookup_op
 from ...framework.tensor import Tensor
@@ -165,7 +166,10 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None):
 
 # -- creation ---------------------------------------------------------------
 def _fill_kernel(dims, value):
-    return np.full(tuple(int(d) for d in dims), value, dtype=np.asarray(value).dtype)
+    shape = tuple(int(d) for d in dims)
+    if min(shape, default=0) >= 0:   # NumPy reports a negative one
+        check_allocation("Fill", shape, np.asarray(value).dtype)
+    return np.full(shape, value, dtype=np.asarray(value).dtype)
 
 
 def _fill_infer(inputs, attrs):
@@ -218,6 +222,9 @@ def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
         if _state.graph is None:
             raise InvalidArgumentError(None, None, message)
         raise ValueError(message)
+    if any(d > 2**63 - 1 for d in dims):   # TF cannot convert the shape to int64
+        raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
+    check_allocation("Fill", dims, dtype)
     return constant(np.full(dims, value, dtype=dtype.as_numpy_dtype), name=name or "Const")
 
 
@@ -258,7 +265,10 @@ def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noq
 
 # -- broadcasting -------------------------------------------------------------
 def _broadcast_to_kernel(x, shape):
-    return np.broadcast_to(x, tuple(int(d) for d in shape))
+    dims = tuple(int(d) for d in shape)
+    if min(dims, default=0) >= 0:   # TF allocates the result (NumPy's is a view)
+        check_allocation("BroadcastTo", dims, x.dtype)
+    return np.broadcast_to(x, dims)
 
 
 def _broadcast_to_infer(inputs, attrs):
@@ -365,8 +375,14 @@ def _expand_dims_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(dims)))]
 
 
-EXPAND_DIMS = declare_op("ExpandDims", lambda x, *, axis: np.expand_dims(x, axis),
-                         _expand_dims_infer, grad_inputs=())
+def _expand_dims_kernel(x, *, axis):
+    if not -(x.ndim + 1) <= axis <= x.ndim:
+        raise InvalidArgumentError(None, None, f"Tried to expand dim index {axis} for tensor "
+                                   f"with {x.ndim} dimensions.")
+    return np.expand_dims(x, axis)
+
+
+EXPAND_DIMS = declare_op("ExpandDims", _expand_dims_kernel, _expand_dims_infer, grad_inputs=())
 
 
 def expand_dims(input: Any, axis: int, name: Optional[str] = None):  # noqa: A002

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...framework import dtypes
+from ...framework.allocation import check_allocation
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
@@ -25,6 +26,8 @@ def _int_vector(value: Any, dtype: Any = dtypes.int32):
     array = int_array_arg(value, "the integer argument")
     if isinstance(array, Tensor):
         return array
+    if array.dtype == np.int64:   # values beyond int32: TF converts to int64
+        return constant(array)
     return constant(array.astype(dtypes.as_dtype(dtype).as_numpy_dtype))
 
 
@@ -42,6 +45,8 @@ def _tile_kernel(x, multiples):
                          f"but got length {len(multiples)}")
     if np.any(np.asarray(multiples) < 0):
         raise ValueError(f"Expected multiples to be non-negative, got {list(multiples)}")
+    check_allocation("Tile", [d * int(m) for d, m in zip(x.shape, multiples, strict=True)],
+                     x.dtype)
     return np.tile(x, tuple(int(m) for m in multiples))
 
 
@@ -242,6 +247,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, *, axis):
     depth = int(depth)
     if depth < 0:
         raise ValueError(f"depth must be non-negative, got: {depth}")
+    check_allocation("OneHot", list(np.shape(indices)) + [depth], np.asarray(on_value).dtype)
     hot = np.expand_dims(indices, -1) == np.arange(depth, dtype=indices.dtype)
     out = np.where(hot, on_value, off_value).astype(np.asarray(on_value).dtype)
     return np.moveaxis(out, -1, axis) if axis != -1 else out
