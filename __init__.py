@@ -4,7 +4,8 @@
 """
 from .framework.dtypes import (DType, as_dtype, bool_ as bool, complex64, complex128,  # noqa: A004
                                double, float16, float32, float64, half, int8, int16, int32,
-                               int64, resource, string, uint8, variant)
+                               int64, resource, string, uint8, uint16, uint32, uint64,
+                               variant)
 from .framework.graph import Graph, Operation, SymbolicTensor
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
@@ -80,3 +81,12 @@ __all__ = _public_names(globals())
 
 def __dir__() -> list:
     return _public_names(globals())
+
+
+def __getattr__(name: str) -> object:
+    """dg.bfloat16, made on first use: it needs the optional ml_dtypes package, which
+    `import duograd` never imports (ImportError naming the extra without it)."""
+    if name == "bfloat16":
+        from .framework.dtypes import bfloat16_dtype
+        return bfloat16_dtype()
+    raise AttributeError(f"module 'duograd' has no attribute '{name}'")

@@ -295,7 +295,12 @@ def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
         i = values[0] if has_index else None
         set_state(tuple(values[n:]))
         body(i)
-        new = [nest.map_structure(_as_tensor, v) for v in get_state()]
+        state = get_state()
+        for name, value in zip(names, state, strict=True):
+            if isinstance(value, Undefined):   # e.g. `del x` in the body (TF: ValueError)
+                raise ValueError(f"'{name}' is undefined at the end of the loop body: a "
+                                 "loop variable must keep a value in every iteration")
+        new = [nest.map_structure(_as_tensor, v) for v in state]
         _check_iteration(init, new, names, shapes)
         new_head = ([i + index[1]] if has_index else []) + \
             ([values[n - 1] + 1] if has_count else [])

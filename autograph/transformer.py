@@ -362,6 +362,31 @@ def _control_flow_nodes(stmts: List[ast.stmt]):
         stack.extend(ast.iter_child_nodes(node))
 
 
+def _undefine_deletes(body: List[ast.stmt]) -> Set[str]:
+    """`del name` inside an if/while/for becomes `name = Undefined('name')` (as TF's
+    AutoGraph does), so the branch or loop body, which runs as a local function,
+    hands an undefined variable on rather than deleting the enclosing cell; a later
+    read raises as Python would. Returns the names so deleted."""
+    deleted: Set[str] = set()
+    for stmt in list(_control_flow_nodes(body)):
+        for block in (stmt.body, stmt.orelse):
+            rewritten: List[ast.stmt] = []
+            for sub in block:
+                if isinstance(sub, ast.Delete) and all(isinstance(t, ast.Name)
+                                                       for t in sub.targets):
+                    names = [t.id for t in sub.targets if isinstance(t, ast.Name)]
+                    new = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
+                                      value=_call(_ag("Undefined"), ast.Constant(value=n)))
+                           for n in names]
+                    _place(new, sub)
+                    rewritten.extend(new)
+                    deleted.update(names)
+                else:
+                    rewritten.append(sub)
+            block[:] = rewritten
+    return deleted
+
+
 def _params(node: ast.FunctionDef) -> Set[str]:
     args = node.args
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
@@ -392,12 +417,13 @@ def convert_function_def(node: ast.FunctionDef, unique: Namer, class_cell: bool 
         body = start + lowered + end
     global_names = analysis.declared(node, ast.Global)
     nonlocal_names = analysis.declared(node, ast.Nonlocal)
+    deleted = _undefine_deletes(body) - global_names - nonlocal_names
     analysis.Liveness().block(body, set(nonlocal_names | global_names))
     assigned = set()
     for stmt in _control_flow_nodes(body):
         parts = [stmt.body, stmt.orelse] + ([[stmt.target]] if isinstance(stmt, ast.For) else [])
         assigned |= analysis.assigned_names(itertools.chain(*parts))
-    maybe_undefined = assigned - _params(node) - global_names - nonlocal_names
+    maybe_undefined = (assigned - _params(node) - global_names - nonlocal_names) | deleted
     module = ast.Module(body=body, type_ignores=[])
     first = (node.args.posonlyargs + node.args.args)[:1]
     self_name = first[0].arg if first and class_cell else None
@@ -405,7 +431,7 @@ def convert_function_def(node: ast.FunctionDef, unique: Namer, class_cell: bool 
     _Statements(unique, global_names).visit(module)
     init = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
                        value=_call(_ag("Undefined"), ast.Constant(value=n)))
-            for n in sorted(maybe_undefined)]
+            for n in sorted(maybe_undefined - _params(node))]
     _place(init, node)
     node.body = _docstring(node) + init + [s for s in module.body if not _is_docstring(s, node)]
 

@@ -11,6 +11,7 @@ import numpy as np
 from ..framework import nest
 from ..framework.func_graph import inner_tensor
 from ..framework.gc_pause import hold_gc
+from ..framework.tensor_shape import TensorShape
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
@@ -37,6 +38,14 @@ def _source_id(source: Any) -> int:
 
 def _is_variable(value: Any) -> bool:
     return not isinstance(value, Tensor) and getattr(value, "handle", None) is not None
+
+
+def _check_sources(what: str, sources: List[Any]) -> None:
+    """TF's TypeError for a source that is no tensor or variable (TF raises it while
+    converting the source's dtype, or leaks an AttributeError for an int)."""
+    for s in sources:
+        if not isinstance(s, Tensor) and not _is_variable(s):
+            raise TypeError(f"{what}: sources must be tensors or variables, got {s!r}")
 
 
 class GradientTape:
@@ -158,9 +167,7 @@ class GradientTape:
             if len(output_gradients) != len(flat_targets):
                 raise ValueError(f"Passed {len(output_gradients)} output_gradients for "
                                  f"{len(flat_targets)} targets")
-        for s in flat_sources:
-            if not isinstance(s, Tensor) and not _is_variable(s):
-                raise ValueError(f"Sources must be tensors or variables, got {s!r}")
+        _check_sources("GradientTape.gradient", flat_sources)
         grads = self._backprop(tape, flat_targets, target_ids, flat_sources, output_gradients)
         self._finish()
         result = []
@@ -234,6 +241,7 @@ class GradientTape:
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
         flat_sources = nest.flatten(sources)
+        _check_sources("GradientTape.jacobian", flat_sources)
         n = target.shape.num_elements()
         if n is None:
             raise ValueError(f"jacobian needs a statically known target shape, got {target.shape}")
@@ -272,7 +280,8 @@ class GradientTape:
         self._check_loop_allowed("batch_jacobian", experimental_use_pfor)
         unconnected = as_unconnected_gradients(unconnected_gradients)
         target = convert_to_tensor(target)
-        for shape in (target.shape, source.shape):
+        _check_sources("GradientTape.batch_jacobian", [source])
+        for shape in (target.shape, _source_tensor_shape(source)):
             if shape.rank is not None and shape.rank < 2:
                 raise ValueError(f"Shape {shape} must have rank at least 2")
         tshape = target.shape.as_list()
@@ -404,6 +413,11 @@ def _batch_jacobian_loop(tape: Tape, target: Any, source: Any, batch: int,
     if all(p is None for p in parts):
         return None
     return [p if p is not None else _zeros_like_source(source) for p in parts]
+
+
+def _source_tensor_shape(source: Any) -> Any:
+    """A source's static TensorShape (a variable's, or a tensor's)."""
+    return source.shape if isinstance(source.shape, TensorShape) else TensorShape(source.shape)
 
 
 def _source_shape(source: Any) -> tuple:

@@ -11,7 +11,9 @@ from typing import Any, Sequence, Tuple
 
 import numpy as np
 
-from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.bfloat16_compute import in_float32, is_bfloat16, requests_dtype
+from ..framework.dtypes import numpy_kind
+from ..framework.errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from ..framework.indexed_slices import densify_inputs
 from ..framework.tensor import new_tensor_id
 from . import context
@@ -19,7 +21,11 @@ from .eager_tensor import EagerTensor
 
 _state = context.state
 _allocate = object.__new__  # see EagerTensor.__init__
-KERNEL_ERRORS = (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError)
+# What a NumPy kernel may raise on bad values: each becomes TF's class (an OverflowError,
+# e.g. a Python int beyond C long, InvalidArgumentError; a MemoryError TF's OOM,
+# ResourceExhaustedError), never a Python-internal error.
+KERNEL_ERRORS = (ValueError, IndexError, TypeError, np.linalg.LinAlgError, ZeroDivisionError,
+                 OverflowError, MemoryError)
 
 
 class EagerResources:
@@ -37,8 +43,12 @@ class EagerResources:
 EAGER_RESOURCES = EagerResources()
 
 
-def kernel_error(op_def: Any, inputs: Sequence[Any], error: Exception) -> InvalidArgumentError:
-    """A NumPy failure inside a kernel, as TF's InvalidArgumentError naming the op."""
+def kernel_error(op_def: Any, inputs: Sequence[Any], error: Exception) -> OpError:
+    """A NumPy failure inside a kernel, as TF's InvalidArgumentError naming the op
+    (ResourceExhaustedError for memory)."""
+    if isinstance(error, MemoryError):
+        return ResourceExhaustedError(None, None, f"{op_def.type}: OOM when allocating the "
+                                      f"result ({error})")
     return InvalidArgumentError(None, None, f"{op_def.type}: {error} (input shapes: "
                                 f"{[tuple(np.shape(t.array)) for t in inputs]}, dtypes: "
                                 f"{[t.dtype.name for t in inputs]})")
@@ -67,8 +77,13 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
         except AttributeError:
             raise not_eager_error(op_def, inputs) from None
     kinds = op_def.input_kinds
+    kernel = op_def.kernel
     if kinds is not None and arrays and arrays[0].dtype.kind not in kinds:
-        raise dtype_error(op_def, inputs[0])
+        first = arrays[0].dtype
+        if numpy_kind(first) not in kinds:
+            raise dtype_error(op_def, inputs[0])
+        if is_bfloat16(first) and not requests_dtype(attrs):
+            kernel = in_float32(kernel, first)   # TF's bfloat16 kernels compute in float32
     same = op_def.same_dtype
     if same is not None:
         chosen = arrays[same]
@@ -82,11 +97,11 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
                     break
     try:
         if op_def.stateful:
-            result = op_def.kernel(EAGER_RESOURCES, *arrays, **attrs)
+            result = kernel(EAGER_RESOURCES, *arrays, **attrs)
         elif attrs:
-            result = op_def.kernel(*arrays, **attrs)
+            result = kernel(*arrays, **attrs)
         else:
-            result = op_def.kernel(*arrays)
+            result = kernel(*arrays)
     except OpError:
         raise
     except KERNEL_ERRORS as error:

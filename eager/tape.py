@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 
 import numpy as np
 
-from ..framework.dtypes import from_numpy
+from ..framework.dtypes import from_numpy, numpy_kind
 from ..framework.tensor_shape import shape_from_dims
 from ..framework.tensor_spec import spec_of
 from .eager_tensor import EagerTensor
@@ -100,7 +100,7 @@ def _kept(tensors: Sequence[Any], keep: Any) -> tuple:
 
 
 def _is_differentiable(tensor: Any) -> bool:
-    kind = tensor.array.dtype.kind if type(tensor) is EagerTensor else tensor.dtype.kind
+    kind = numpy_kind(tensor.array.dtype) if type(tensor) is EagerTensor else tensor.dtype.kind
     return kind == "f" or kind == "c"
 
 
@@ -269,7 +269,7 @@ class Tape:
         if cell is None or value.shape != (sig := cell[0])[0] or value.dtype is not sig[1] \
                 or not follows and (out.array.shape != sig[2] or out.array.dtype is not sig[3]):
             array = out.array
-            if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+            if numpy_kind(array.dtype) not in _DIFFERENTIABLE_KINDS:
                 return
             cell = plan[2] = [(value.shape, value.dtype, array.shape, array.dtype), None]
         oid = out.tensor_id
@@ -297,7 +297,7 @@ class Tape:
                 b.shape != sig[3] or b.dtype is not sig[4] or not follows and (
                     out.array.shape != sig[5] or out.array.dtype is not sig[6]):
             array = out.array  # as in record_unary
-            if array.dtype.kind not in _DIFFERENTIABLE_KINDS:
+            if numpy_kind(array.dtype) not in _DIFFERENTIABLE_KINDS:
                 return
             cell = plan[4] = [(skip, a.shape, a.dtype, b.shape, b.dtype, array.shape,
                                array.dtype), None]

@@ -11,11 +11,12 @@ class DType:
 
     __slots__ = ("name", "as_numpy_dtype", "_np", "kind")
 
-    def __init__(self, name: str, numpy_type: Any) -> None:
+    def __init__(self, name: str, numpy_type: Any, kind: str = "") -> None:
         self.name = name
         self.as_numpy_dtype = numpy_type
         self._np = np.dtype(numpy_type) if numpy_type is not None else None
-        self.kind = self._np.kind if self._np is not None else ""  # NumPy's kind letter
+        # NumPy's kind letter ("f" for bfloat16, whose NumPy kind is "V")
+        self.kind = kind or (self._np.kind if self._np is not None else "")
 
     @property
     def base_dtype(self) -> "DType":
@@ -23,32 +24,32 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
-        return self._np is not None and self._np.kind == "f"
+        return self.kind == "f"
 
     @property
     def is_complex(self) -> bool:
-        return self._np is not None and self._np.kind == "c"
+        return self.kind == "c"
 
     @property
     def is_integer(self) -> bool:
-        return self._np is not None and self._np.kind in "iu"
+        return self.kind in ("i", "u")
 
     @property
     def is_unsigned(self) -> bool:
-        return self._np is not None and self._np.kind == "u"
+        return self.kind == "u"
 
     @property
     def is_bool(self) -> bool:
-        return self._np is not None and self._np.kind == "b"
+        return self.kind == "b"
 
     @property
     def is_numeric(self) -> bool:
-        return self._np is not None and self._np.kind in "fciu"
+        return self.kind in ("f", "c", "i", "u")
 
     @property
     def real_dtype(self) -> "DType":
         """float32 for complex64, float64 for complex128, else itself."""
-        if self._np is not None and self._np.kind == "c":
+        if self._np is not None and self.kind == "c":
             return _BY_NUMPY[np.dtype(self._np.type(0).real.dtype)]
         return self
 
@@ -57,9 +58,30 @@ class DType:
         return self._np.itemsize if self._np is not None else 0
 
     @property
+    def min(self) -> Any:
+        """The lowest finite value (TF's DType.min); TypeError for non-numeric types."""
+        return self._limits()[0]
+
+    @property
+    def max(self) -> Any:
+        """The highest finite value (TF's DType.max)."""
+        return self._limits()[1]
+
+    def _limits(self) -> tuple:
+        np_dtype = self._np
+        if np_dtype is not None and self.kind in ("i", "u"):
+            info: Any = np.iinfo(np_dtype)
+        elif np_dtype is not None and self.kind == "f":
+            info = np.finfo(np_dtype) if np_dtype.kind == "f" else _ml_finfo(np_dtype)
+        else:
+            raise TypeError(f"Cannot find minimum/maximum value of {self.name}: not a "
+                            "real numeric type")
+        return np_dtype.type(info.min), np_dtype.type(info.max)
+
+    @property
     def is_differentiable(self) -> bool:
         """Whether tensors of this dtype carry gradients (floats and complexes)."""
-        return self._np is not None and self._np.kind in "fc"
+        return self.kind in ("f", "c")
 
     def __repr__(self) -> str:
         return f"tf.{self.name}"
@@ -95,6 +117,9 @@ int16 = DType("int16", np.int16)
 int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)
+uint64 = DType("uint64", np.uint64)
 bool_ = DType("bool", np.bool_)
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
@@ -105,8 +130,8 @@ variant = DType("variant", None)
 half = float16
 double = float64
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_,
-        complex64, complex128)
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+        bool_, complex64, complex128)
 _BY_NAME = {d.name: d for d in _ALL + (string, resource, variant)}
 _BY_NAME.update(half=float16, double=float64)
 _BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL}
@@ -119,8 +144,31 @@ _BY_NAME["float"] = float32
 _BY_PYTHON_TYPE: "dict[type, DType]" = {float: float32, bool: bool_, object: string}
 _REJECTED_TYPES = (int, complex, str, bytes)
 _BY_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 7: string,
-            8: complex64, 9: int64, 10: bool_, 18: complex128, 19: float16, 20: resource,
-            21: variant}
+            8: complex64, 9: int64, 10: bool_, 17: uint16, 18: complex128, 19: float16,
+            20: resource, 21: variant, 22: uint32, 23: uint64}
+BFLOAT16_ENUM = 14
+
+# bfloat16 comes from the optional `ml_dtypes` package (the one TensorFlow and JAX
+# use), imported the first time bfloat16 is asked for, never at `import duograd`.
+_BFLOAT16: "list[DType]" = []
+
+
+def bfloat16_dtype() -> DType:
+    """dg.bfloat16, registered on first use; ImportError naming the extra without
+    ml_dtypes."""
+    if not _BFLOAT16:
+        try:
+            import ml_dtypes   # the optional extra: duograd[bfloat16]
+        except ImportError:
+            raise ImportError("dg.bfloat16 needs the optional package ml_dtypes: "
+                              "pip install 'duograd[bfloat16]' (or pip install "
+                              "ml_dtypes)") from None
+        dtype = DType("bfloat16", ml_dtypes.bfloat16, kind="f")
+        _BY_NAME["bfloat16"] = dtype
+        _BY_NUMPY[np.dtype(ml_dtypes.bfloat16)] = dtype
+        _BY_ENUM[BFLOAT16_ENUM] = dtype
+        _BFLOAT16.append(dtype)
+    return _BFLOAT16[0]
 
 
 def as_dtype(type_value: Any) -> DType:
@@ -132,6 +180,8 @@ def as_dtype(type_value: Any) -> DType:
         found = _BY_NAME.get(type_value)
         if found is not None:
             return found
+        if type_value == "bfloat16":
+            return bfloat16_dtype()
     elif isinstance(type_value, type):
         found = _BY_PYTHON_TYPE.get(type_value)
         if found is not None:
@@ -145,10 +195,14 @@ def as_dtype(type_value: Any) -> DType:
         found = _BY_ENUM.get(type_value)
         if found is not None:
             return found
+        if type_value == BFLOAT16_ENUM:
+            return bfloat16_dtype()
     elif isinstance(type_value, np.dtype):
         found = _BY_NUMPY.get(type_value)
         if found is not None:
             return found
+        if type_value.name == "bfloat16":   # an ml_dtypes array: ml_dtypes is loaded
+            return bfloat16_dtype()
     elif type_value is not None and hasattr(type_value, "as_numpy_dtype"):
         return as_dtype(getattr(type_value, "name", None))  # another library's DType
     elif hasattr(type_value, "dtype") and hasattr(type_value, "shape"):
@@ -157,9 +211,25 @@ def as_dtype(type_value: Any) -> DType:
                     "dg.DType.")
 
 
+def _ml_finfo(np_dtype: np.dtype) -> Any:
+    import ml_dtypes   # only reached for bfloat16, which needed it already
+    return ml_dtypes.finfo(np_dtype)
+
+
+def numpy_kind(np_dtype: np.dtype) -> str:
+    """The kind letter of a NumPy dtype as dg classifies it ("f" for bfloat16, whose
+    NumPy kind is "V")."""
+    kind = np_dtype.kind
+    if kind == "V" and np_dtype.name == "bfloat16":
+        return "f"
+    return kind
+
+
 def from_numpy(np_dtype: np.dtype) -> DType:
     """The DType of a NumPy dtype object (fast path for kernels' results)."""
     try:
         return _BY_NUMPY[np_dtype]
     except KeyError:
+        if getattr(np_dtype, "name", None) == "bfloat16":
+            return bfloat16_dtype()
         raise TypeError(f"NumPy dtype {np_dtype} has no dg.DType.") from None

@@ -53,6 +53,10 @@ class DataLossError(OpError):
     """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
 
 
+class ResourceExhaustedError(OpError):
+    """A resource ran out: a tensor larger than the machine's memory (TF's OOM)."""
+
+
 class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where a Python value is needed (bool, iteration,
     a name) while building a graph."""
@@ -61,4 +65,4 @@ class OperatorNotAllowedInGraphError(TypeError):
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
            "OperatorNotAllowedInGraphError", "DeadlineExceededError", "UnavailableError",
-           "DataLossError"]
+           "DataLossError", "ResourceExhaustedError"]

@@ -18,7 +18,9 @@ import numpy as np
 
 from ..eager import context
 from . import nest
-from .errors import FailedPreconditionError, InvalidArgumentError, OpError
+from .bfloat16_compute import in_float32, requests_dtype
+from .errors import (FailedPreconditionError, InvalidArgumentError, OpError,
+                     ResourceExhaustedError)
 from .graph import Graph, Operation, SymbolicTensor
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
 from .tensor_shape import TensorShape
@@ -58,7 +60,10 @@ def _needed_ops(fetch_tensors: List[Any], fed: Dict[Any, int]) -> List[Operation
         for t in op.inputs:
             if id(t) not in fed and t.op not in needed:
                 stack.append(t.op)
-        stack.extend(op.control_inputs)
+        # a control input whose every output is fed has run already (TF replaces a fed
+        # op by its feed, control edges included): it must not run, nor ask for its feed
+        stack.extend(c for c in op.control_inputs
+                     if not c.outputs or any(id(t) not in fed for t in c.outputs))
     ops = sorted(needed, key=_op_id)
     for op in ops:
         if op.type == "Placeholder":
@@ -92,6 +97,9 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
             constants[outs[0]] = op.attrs["value"]
             continue
         kernel = op.op_def.kernel
+        if op.op_def.input_kinds is not None and op.inputs and \
+                op.inputs[0].dtype.name == "bfloat16" and not requests_dtype(op.attrs):
+            kernel = in_float32(kernel, np.dtype(op.inputs[0].dtype.as_numpy_dtype))
         if op.attrs:
             kernel = functools.partial(kernel, **op.attrs)
         steps.append((op, kernel, [slot[id(t)] for t in op.inputs], outs))
@@ -237,9 +245,13 @@ def run_plan(plan: _Plan, feeds: tuple, resources: Any) -> tuple:
         if error.op is None:
             error.op = _failing_op(plan, sys.exc_info()[2])
         raise
-    except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as error:
+    except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError,
+            OverflowError, MemoryError) as error:
         op = _failing_op(plan, sys.exc_info()[2])
         where = f"{op.type} (op '{op.name}')" if op is not None else "an op"
+        if isinstance(error, MemoryError):   # TF's OOM
+            raise ResourceExhaustedError(None, op, f"{where}: OOM when allocating the "
+                                         f"result ({error})") from None
         raise InvalidArgumentError(None, op, f"{where}: {error}") from None
 
 

@@ -47,6 +47,9 @@ def scalar_int_arg(value: Any, what: str = "axis") -> int:
     elif isinstance(value, (bool, np.bool_)):
         raise mode_error(f"{what} must be an integer, got {value!r}", TypeError)
     elif isinstance(value, (int, np.integer)):
+        if not -2**63 <= int(value) < 2**63:
+            raise ValueError(f"{what}: Can't convert Python sequence with out-of-range "
+                             "integer to Tensor.")
         return int(value)
     else:
         array = np.asarray(value)  # a ragged list raises ValueError here, as in TF
@@ -121,13 +124,49 @@ def int_array_arg(value: Any, what: str) -> Any:
         raise ValueError(f"{what} must be a list of integers, got None")
     if isinstance(value, str):
         raise mode_error(f"{what} must be a list of integers, got {value!r}", TypeError)
+    packed = pack_tensor_list(value, what)
+    if packed is not None:
+        return packed
     array = np.asarray(value)  # a ragged list is a ValueError here, as in TF
     if array.dtype.kind == "O":
         raise (ValueError if _state.graph is None else TypeError)(
             f"{what} must be a list of integers, got {value!r}")
     if array.size and array.dtype.kind not in "iu":
         raise mode_error(f"{what} must be integers, got {value!r}", TypeError)
+    if array.size and (array.max() > 2**31 - 1 or array.min() < -2**31):
+        if array.dtype == np.uint64 and array.max() > 2**63 - 1:
+            raise ValueError(f"{what}: Can't convert Python sequence with out-of-range "
+                             "integer to Tensor.")
+        return array.astype(np.int64)   # TF converts such a list to an int64 tensor
     return array.astype(np.int32)
+
+
+def pack_tensor_list(value: Any, what: str) -> Any:
+    """A flat list or tuple of integer scalars of which some are graph tensors, packed
+    into one int32/int64 vector tensor (TF's auto-packing of `[n, 3]` where n is a
+    tensor); None for anything else."""
+    if not isinstance(value, (list, tuple)) or not any(
+            isinstance(v, Tensor) and not isinstance(v, EagerTensor) for v in value):
+        return None
+    from .array.join_ops import stack   # late: join_ops sits above this module
+    from .constant_op import convert_to_tensor
+    parts = [convert_to_tensor(v) if isinstance(v, Tensor) else v for v in value]
+    tensors = [p for p in parts if isinstance(p, Tensor)]
+    for t in tensors:
+        if not t.dtype.is_integer or t.shape.rank not in (0, None):
+            raise TypeError(f"{what}: every element must be an integer scalar, got {t!r}")
+    dtype = dtypes.int64 if any(t.dtype == dtypes.int64 for t in tensors) else dtypes.int32
+
+    def element(part: Any) -> Tensor:
+        if isinstance(part, Tensor):
+            return part if part.dtype == dtype else _cast_int(part, dtype)
+        return convert_to_tensor(part, dtype=dtype)
+    return stack([element(p) for p in parts])
+
+
+def _cast_int(t: Tensor, dtype: Any) -> Tensor:
+    from .math.math_ops import cast   # late: math_ops sits above this module
+    return cast(t, dtype)
 
 
 def check_op_name(name: Any) -> None:

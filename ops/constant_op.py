@@ -35,12 +35,54 @@ def _python_dtype(value: Any) -> Optional[np.dtype]:
     if isinstance(value, bool):
         return np.dtype(np.bool_)
     if isinstance(value, int):
+        if not -2**63 <= value < 2**63:
+            return None   # converted by _wide_python_ints (uint64 in a graph)
         return np.dtype(np.int32) if -2**31 <= value < 2**31 else np.dtype(np.int64)
     if isinstance(value, float):
         return np.dtype(np.float32)
     if isinstance(value, complex):
         return np.dtype(np.complex128)
     return None
+
+
+_OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
+
+
+def _python_ints(value: Any) -> list:
+    """The Python ints (not bools) anywhere in a nest of lists and tuples."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            found.append(item)
+    return found
+
+
+def _wide_python_ints(value: Any, array: np.ndarray, dtype: Any) -> np.ndarray:
+    """`value` holding Python ints beyond int64, as TF converts it: into a requested
+    float or uint64 dtype when they fit; else eagerly a ValueError, and while
+    building a graph a uint64 tensor for values in [2**63, 2**64), a TypeError
+    beyond (TF's make_tensor_proto). Anything else: `array` unchanged."""
+    ints = _python_ints(value)
+    if not any(not -2**63 <= v < 2**63 for v in ints):
+        return array
+    target = None if dtype is None else np.dtype(dtypes.as_dtype(dtype).as_numpy_dtype)
+    if target is not None and target.kind == "f":
+        try:
+            return np.asarray(value, dtype=np.float64)
+        except OverflowError:
+            raise ValueError(_OUT_OF_RANGE) from None
+    fits_uint64 = all(0 <= v < 2**64 for v in ints)
+    if target == np.uint64 and fits_uint64:
+        return np.asarray(value, dtype=np.uint64)
+    if _state.graph is None or target is not None:
+        raise ValueError(_OUT_OF_RANGE)
+    if fits_uint64:
+        return np.asarray(value, dtype=np.uint64)
+    raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting "
+                    "elements to a supported type.")
 
 
 def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
@@ -51,6 +93,11 @@ def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
         array = np.asarray(value)
     else:
         array = np.asarray(value)
+        if array.dtype == object or array.dtype == np.uint64 or (
+                array.dtype == np.float64 and dtype is None and isinstance(value, (list, tuple))):
+            # ints beyond int64 (NumPy makes them objects, uint64, or with smaller
+            # ints float64)
+            array = _wide_python_ints(value, array, dtype)
         if array.dtype == object:
             # TF: ValueError eagerly (and for None); building a graph, a TypeError.
             error = ValueError if _state.graph is None or value is None else TypeError
@@ -78,8 +125,12 @@ def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
         np_type = np.dtype(target.as_numpy_dtype)
         if array.dtype.kind in "US" and np_type.kind not in "USO":
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
+        from_python = not isinstance(value, (Tensor, np.ndarray, np.generic))
         if array.dtype != np_type:
-            if not _can_cast(array, np_type, isinstance(value, (Tensor, np.ndarray))):
+            # an empty Python list has no element to lose: NumPy calls it float64,
+            # TF gives it the requested dtype (shape [0], [2, 0], ...)
+            if not (from_python and array.size == 0) and not _can_cast(
+                    array, np_type, isinstance(value, (Tensor, np.ndarray))):
                 raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
             array = array.astype(np_type)
     return array

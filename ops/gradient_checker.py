@@ -139,8 +139,13 @@ def _numerical(run: _Runner, y_size: int, y_dtype: Any, xs: List[Tensor],
     real_y = y_dtype.real_dtype.as_numpy_dtype
     x_size = data[param].size * (2 if x_dtype.is_complex else 1)
     jacobian = np.zeros((y_size * (2 if y_dtype.is_complex else 1), x_size), dtype=real_x)
-    values = [np.array(d) for d in data]
-    flat = values[param].reshape(-1).view(real_x)   # a view: perturbs values[param] in place
+    values = list(data)
+    # One C-ordered 1-D buffer, and the input as a reshape of it: a reshape of a
+    # contiguous 1-D array is always a view, so writing `flat` perturbs the input
+    # whatever the caller's layout (Fortran-ordered, strided, 0-d).
+    buffer = np.array(data[param], order="C").reshape(-1)
+    values[param] = buffer.reshape(np.shape(data[param]))
+    flat = buffer.view(real_x)
     scale = np.asarray(2 * delta, dtype=real_y)[()]
     for col in range(x_size):
         original = flat[col]
@@ -173,7 +178,7 @@ def compute_gradient(f: Any, x: Any = None, delta: float = 1e-3, *args: Any,
         raise ValueError("`x` must be a list or tuple of values convertible to a Tensor "
                          f"(arguments to `f`), not a {type(x)}")
     xs = [convert_to_tensor(v) for v in x]
-    data = [np.array(_to_numpy(v)) for v in xs]
+    data = [np.array(_to_numpy(v), order="C") for v in xs]
     run = _prepare(f, xs)
     y = np.asarray(run(*data))
     y_dtype = dtypes.as_dtype(y.dtype)

@@ -79,6 +79,17 @@ def _theoretical(x: Any, x_shape: Sequence[int], x_data: np.ndarray, dy: Any,
     return jacobian
 
 
+def _perturbed(x_data: np.ndarray, real_dtype: Any, index: int, step: float) -> np.ndarray:
+    """A C-ordered copy of `x_data` with real component `index` (row-major) moved by `step`.
+
+    The copy is made as a 1-D buffer and reshaped, so the write lands in the
+    returned array whatever the layout of `x_data` (Fortran-ordered, strided, 0-d).
+    """
+    buffer = np.array(x_data, order="C").reshape(-1)
+    buffer.view(real_dtype)[index] += step
+    return buffer.reshape(np.shape(x_data))
+
+
 def _numerical(x: Any, x_shape: Sequence[int], x_data: np.ndarray, y: Any,
                y_shape: Sequence[int], delta: float, feeds: Dict[Any, Any]) -> np.ndarray:
     real_x = x.dtype.real_dtype.as_numpy_dtype
@@ -89,11 +100,9 @@ def _numerical(x: Any, x_shape: Sequence[int], x_data: np.ndarray, y: Any,
     scale = np.asarray(2 * delta, dtype=real_y)[()]
     sess = _session()
     for row in range(x_size):
-        x_pos = np.array(x_data)
-        x_pos.ravel().view(real_x)[row] += delta
+        x_pos = _perturbed(x_data, real_x, row, delta)
         y_pos = np.asarray(sess.run(y, feed_dict={**feeds, x: x_pos}))
-        x_neg = np.array(x_data)
-        x_neg.ravel().view(real_x)[row] -= delta
+        x_neg = _perturbed(x_data, real_x, row, -delta)
         y_neg = np.asarray(sess.run(y, feed_dict={**feeds, x: x_neg}))
         jacobian[row, :] = np.ascontiguousarray((y_pos - y_neg) / scale).ravel().view(real_y)
     return jacobian

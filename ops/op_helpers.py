@@ -9,7 +9,7 @@ import numpy as np
 
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
-from ..framework.dtypes import from_numpy
+from ..framework.dtypes import from_numpy, numpy_kind
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.op_def import OpDef
 from ..framework.tensor import Tensor, new_tensor_id
@@ -100,7 +100,9 @@ def fast_path_accepts(op_def: OpDef, x: EagerTensor, y: Optional[EagerTensor] = 
         return False
     kinds = op_def.input_kinds
     if kinds is not None and dtype.kind not in kinds:
-        raise dtype_error(op_def, x)
+        if numpy_kind(dtype) not in kinds:
+            raise dtype_error(op_def, x)
+        return False   # bfloat16: the general path computes it in float32
     op_def.fast_dtype = dtype
     return True
 

@@ -91,6 +91,8 @@ def normalize_axes(axis: Any, rank: Optional[int]) -> Optional[tuple]:
 def reduced_shape(shape: TensorShape, axis: Any, keepdims: bool) -> TensorShape:
     """The static shape of a reduction of `shape` over `axis`."""
     rank = shape.rank
+    if axis is None and not keepdims:
+        return TensorShape(())   # every axis reduced: a scalar, whatever the rank (as TF)
     axes = normalize_axes(axis, rank)
     dims = shape.dims
     if dims is None or axes is None:

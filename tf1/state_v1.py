@@ -1,17 +1,15 @@
 """TF1 state and utility names: `scatter_update`/`scatter_add`/`scatter_sub` on a
-variable, `count_nonzero`, and the deprecated `Print` (an identity that prints)."""
+variable, `count_nonzero` (ops/math/count_ops.py), and the deprecated `Print` (an identity that prints)."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import control_dependencies
 from ..ops.array import array_ops
-from ..ops.math import math_ops, reduction_ops
 from ..ops.debugging import print_ops
 from ..ops.constant_op import convert_to_tensor
-from .deprecated_args import lookup
+from ..ops.math import count_ops
 
 
 def _slices(indices: Any, updates: Any) -> IndexedSlices:
@@ -34,19 +32,6 @@ def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False,
     return ref.scatter_sub(_slices(indices, updates), use_locking, name)
 
 
-def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Optional[bool] = None,
-                  dtype: Any = dtypes.int64, name: Optional[str] = None,
-                  reduction_indices: Any = None, keep_dims: Optional[bool] = None,
-                  input: Any = None) -> Any:  # noqa: A002 (TF's name)
-    """The number of non-zero elements along `axis` (all by default)."""
-    value = convert_to_tensor(input_tensor if input_tensor is not None else input)
-    axis = lookup("axis", axis, "reduction_indices", reduction_indices)
-    keepdims = lookup("keepdims", keepdims, "keep_dims", keep_dims)
-    nonzero = math_ops.cast(math_ops.not_equal(value, array_ops.zeros_like(value)), dtypes.int64)
-    return math_ops.cast(reduction_ops.reduce_sum(nonzero, axis=axis, keepdims=bool(keepdims)),
-                         dtype, name=name)
-
-
 def Print(input_: Any, data: Sequence[Any], message: Optional[str] = None,  # noqa: N802
           first_n: Any = None, summarize: Optional[int] = None,
           name: Optional[str] = None) -> Any:
@@ -60,4 +45,4 @@ def Print(input_: Any, data: Sequence[Any], message: Optional[str] = None,  # no
 
 
 NAMES = {"scatter_update": scatter_update, "scatter_add": scatter_add,
-         "scatter_sub": scatter_sub, "count_nonzero": count_nonzero, "Print": Print}
+         "scatter_sub": scatter_sub, "count_nonzero": count_ops.count_nonzero_v1, "Print": Print}

@@ -8,11 +8,12 @@ import numpy as np
 from ...eager import context
 from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
+from ...framework.allocation import check_allocation
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op, lookup_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
-from ..arg_errors import (int_array_arg, int_vector_arg, mode_error, scalar_int_arg,
+from ..arg_errors import (int_array_arg, int_vector_arg, mode_error, pack_tensor_list, scalar_int_arg,
                           truth_tested_dtype)
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
@@ -165,7 +166,10 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None):
 
 # -- creation ---------------------------------------------------------------
 def _fill_kernel(dims, value):
-    return np.full(tuple(int(d) for d in dims), value, dtype=np.asarray(value).dtype)
+    shape = tuple(int(d) for d in dims)
+    if min(shape, default=0) >= 0:   # NumPy reports a negative one
+        check_allocation("Fill", shape, np.asarray(value).dtype)
+    return np.full(shape, value, dtype=np.asarray(value).dtype)
 
 
 def _fill_infer(inputs, attrs):
@@ -184,6 +188,9 @@ def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
     dtype = dtypes.as_dtype(dtype)
     if shape is None:
         raise ValueError("zeros/ones: shape must be a list of dimensions, got None")
+    packed = pack_tensor_list(shape, "zeros/ones shape")
+    if packed is not None:   # [n, 3] with n a graph tensor: TF packs it into one
+        shape = packed
     if isinstance(shape, Tensor):
         shape = convert_to_tensor(shape)  # a graph tensor in eager mode is a TypeError
         if not shape.dtype.is_integer:
@@ -215,6 +222,9 @@ def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
         if _state.graph is None:
             raise InvalidArgumentError(None, None, message)
         raise ValueError(message)
+    if any(d > 2**63 - 1 for d in dims):   # TF cannot convert the shape to int64
+        raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
+    check_allocation("Fill", dims, dtype)
     return constant(np.full(dims, value, dtype=dtype.as_numpy_dtype), name=name or "Const")
 
 
@@ -255,7 +265,10 @@ def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noq
 
 # -- broadcasting -------------------------------------------------------------
 def _broadcast_to_kernel(x, shape):
-    return np.broadcast_to(x, tuple(int(d) for d in shape))
+    dims = tuple(int(d) for d in shape)
+    if min(dims, default=0) >= 0:   # TF allocates the result (NumPy's is a view)
+        check_allocation("BroadcastTo", dims, x.dtype)
+    return np.broadcast_to(x, dims)
 
 
 def _broadcast_to_infer(inputs, attrs):
@@ -362,8 +375,14 @@ def _expand_dims_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(dims)))]
 
 
-EXPAND_DIMS = declare_op("ExpandDims", lambda x, *, axis: np.expand_dims(x, axis),
-                         _expand_dims_infer, grad_inputs=())
+def _expand_dims_kernel(x, *, axis):
+    if not -(x.ndim + 1) <= axis <= x.ndim:
+        raise InvalidArgumentError(None, None, f"Tried to expand dim index {axis} for tensor "
+                                   f"with {x.ndim} dimensions.")
+    return np.expand_dims(x, axis)
+
+
+EXPAND_DIMS = declare_op("ExpandDims", _expand_dims_kernel, _expand_dims_infer, grad_inputs=())
 
 
 def expand_dims(input: Any, axis: int, name: Optional[str] = None):  # noqa: A002
@@ -375,6 +394,9 @@ def _squeeze_kernel(x, *, axis):
     if axis is None:
         return np.squeeze(x)
     for a in axis:
+        if not -x.ndim <= a < x.ndim:
+            raise InvalidArgumentError(None, None, f"Tried to squeeze dim index {a} for tensor "
+                                       f"with {x.ndim} dimensions.")
         if x.shape[a] != 1:
             raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, "
                              f"got {x.shape[a]}")
@@ -391,7 +413,12 @@ def _squeeze_infer(inputs, attrs):
         if None in dims:
             return [(x.dtype, TensorShape(None))]
         return [(x.dtype, TensorShape(tuple(d for d in dims if d != 1)))]
-    axes = {a % len(dims) for a in axis}
+    rank = len(dims)
+    for k, a in enumerate(axis):
+        if not -rank <= a < rank:   # TF's shape function (a rank-0 input has no axis)
+            raise ValueError(f"squeeze_dims[{k}] not in [{-rank},{rank}). for 'Squeeze' with "
+                             f"input shapes: {list(dims)}.")
+    axes = {a % rank for a in axis}
     for a in axes:
         if dims[a] is not None and dims[a] != 1:
             raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, "

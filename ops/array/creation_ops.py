@@ -7,6 +7,7 @@ import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
+from ...framework.allocation import MAX_ELEMENTS, check_allocation
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
@@ -26,18 +27,32 @@ _RANGE_DTYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
 
 def _range_length(start, limit, delta) -> int:
+    """The number of elements, computed exactly (Python ints, or floats in double);
+    TF's checks: delta != 0, the direction, NaN, and at most 2**63 - 1 elements."""
     if delta == 0:
         raise ValueError("Requires delta != 0")
-    if (delta > 0 and start > limit) or (delta < 0 and start < limit):
+    start, limit, delta = (v.item() if hasattr(v, "item") else v for v in (start, limit, delta))
+    if not ((delta > 0 and start <= limit) or (delta < 0 and start >= limit)):
         raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}"
                          if delta > 0 else f"Requires start >= limit when delta < 0: "
                          f"{start}/{limit}")
-    return int(np.ceil(np.abs((limit - start) / delta)))
+    if isinstance(start, int) and isinstance(limit, int) and isinstance(delta, int):
+        n = -((limit - start) // -delta) if delta > 0 else -((start - limit) // delta)
+    else:
+        size = abs((limit - start) / delta)
+        if not size <= MAX_ELEMENTS:   # inf (and NaN, though caught above)
+            raise ValueError(f"Requires ((limit - start) / delta) <= {MAX_ELEMENTS}")
+        n = int(np.ceil(size))
+    if n > MAX_ELEMENTS:
+        raise ValueError(f"Requires ((limit - start) / delta) <= {MAX_ELEMENTS}")
+    return n
 
 
 def _range_kernel(start, limit, delta):
     n = _range_length(start[()], limit[()], delta[()])
-    return (start + delta * np.arange(n)).astype(start.dtype)
+    check_allocation("Range", [n], start.dtype)
+    return (start + delta * np.arange(n, dtype=np.int64 if start.dtype.kind in "iu"
+                                      else np.float64)).astype(start.dtype)
 
 
 def _range_infer(inputs, attrs):
@@ -141,6 +156,8 @@ def eye(num_rows: Any, num_columns: Any = None, batch_shape: Optional[Sequence[i
     static = [num_rows, num_columns]
     if not any(isinstance(v, Tensor) for v in static):
         cols = num_rows if num_columns is None else num_columns
+        check_allocation("MatrixDiagV3", list(batch_shape or []) + [int(num_rows), int(cols)],
+                         dtype)
         matrix = np.eye(int(num_rows), int(cols), dtype=dtype.as_numpy_dtype)
         if batch_shape is not None:
             matrix = np.broadcast_to(matrix, tuple(batch_shape) + matrix.shape).copy()

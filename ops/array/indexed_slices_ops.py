@@ -5,10 +5,12 @@ from typing import Any, List, Optional
 
 import numpy as np
 
+from ...framework.errors import InvalidArgumentError
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.op_def import declare_op
 from ...framework.tensor import register_operator
 from ...framework.tensor_shape import TensorShape
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
 from .join_ops import concat
@@ -50,6 +52,12 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
 
 def _gather_kernel(params, indices, *, axis, batch_dims=0):
     indices = np.asarray(indices)
+    if params.ndim == 0:   # a fed scalar (the rank was unknown when the op was built)
+        raise InvalidArgumentError(None, None, "GatherV2: params must be at least 1 "
+                                   "dimensional")
+    if not -params.ndim <= axis < params.ndim:
+        raise InvalidArgumentError(None, None, f"GatherV2: Expected axis in the range "
+                                   f"[{-params.ndim}, {params.ndim}), but got {axis}")
     size = params.shape[axis]
     if indices.size and (indices.max() >= size or indices.min() < 0):
         bad = indices.max() if indices.max() >= size else indices.min()
@@ -74,14 +82,34 @@ GATHER = declare_op("GatherV2", _gather_kernel, _gather_infer, grad_inputs=(1,))
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
            batch_dims: int = 0, name: Optional[str] = None):
-    """Rows (or slices along `axis`) of `params` at `indices`."""
+    """Rows (or slices along `axis`) of `params` at `indices`; with `batch_dims` = b the
+    first b axes of both are batch axes (see batched_gather). Bad axes raise TF's
+    classes: InvalidArgumentError eagerly, ValueError while building a graph."""
     params = convert_to_tensor(params)
     indices = convert_to_tensor(indices)
-    axis = 0 if axis is None else int(axis)
-    if params.shape.rank is not None:
-        if not -params.shape.rank <= axis < max(params.shape.rank, 1):
-            raise ValueError(f"gather axis {axis} out of range for rank {params.shape.rank}")
-        axis %= max(params.shape.rank, 1)
+    rank, index_rank = params.shape.rank, indices.shape.rank
+    batch_dims = int(batch_dims)
+    if index_rank is not None:
+        if not -index_rank <= batch_dims <= index_rank:
+            raise mode_error(f"GatherV2: Expected batch_dims in the range [-{index_rank}, "
+                             f"{index_rank}], but got {batch_dims}", ValueError)
+        if batch_dims < 0:
+            batch_dims += index_rank
+    axis = batch_dims if axis is None else int(axis)
+    if rank is not None:
+        if rank == 0:
+            raise mode_error("GatherV2: params must be at least 1 dimensional", ValueError)
+        if not -rank <= axis < rank:
+            needed = axis + 1 if axis >= 0 else -axis
+            raise mode_error(f"GatherV2: Shape must be at least rank {needed} but is rank "
+                             f"{rank}", ValueError)
+        axis %= rank
+    if batch_dims:
+        if axis < batch_dims:
+            raise mode_error(f"GatherV2: batch_dims ({batch_dims}) must be less than or "
+                             f"equal to axis ({axis})", ValueError)
+        from .batched_gather import batched_gather   # late: it builds on gather_nd
+        return batched_gather(params, indices, axis, batch_dims, name)
     return apply_op(GATHER, (params, indices), {"axis": axis}, name)
 
 

@@ -9,6 +9,8 @@ from typing import Any, Optional
 import numpy as np
 
 from ...framework import dtypes
+from ...framework.allocation import check_allocation
+from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, unknown_shape
@@ -24,6 +26,8 @@ def _int_vector(value: Any, dtype: Any = dtypes.int32):
     array = int_array_arg(value, "the integer argument")
     if isinstance(array, Tensor):
         return array
+    if array.dtype == np.int64:   # values beyond int32: TF converts to int64
+        return constant(array)
     return constant(array.astype(dtypes.as_dtype(dtype).as_numpy_dtype))
 
 
@@ -41,6 +45,8 @@ def _tile_kernel(x, multiples):
                          f"but got length {len(multiples)}")
     if np.any(np.asarray(multiples) < 0):
         raise ValueError(f"Expected multiples to be non-negative, got {list(multiples)}")
+    check_allocation("Tile", [d * int(m) for d, m in zip(x.shape, multiples, strict=True)],
+                     x.dtype)
     return np.tile(x, tuple(int(m) for m in multiples))
 
 
@@ -206,14 +212,23 @@ def _reverse_infer(inputs, attrs):
     x = inputs[0]
     rank = x.shape.rank
     if rank is not None:
-        for a in attrs["axis"]:
+        for k, a in enumerate(attrs["axis"]):
             if not -rank <= a < rank:
-                raise ValueError(f"'axis'[{a}] = {a} is out of valid range [{-rank}, {rank})")
+                raise ValueError(f"'axis'[{k}] = {a} is out of valid range [{-rank}, {rank})")
     return [(x.dtype, x.shape)]
 
 
-REVERSE = declare_op("ReverseV2", lambda x, *, axis: np.flip(x, axis),
-                     _reverse_infer, grad_inputs=())
+def _reverse_kernel(x, *, axis):
+    if x.ndim == 0:
+        return x   # TF's kernel: a scalar is its own reverse, whatever the axes
+    for k, a in enumerate(axis):
+        if not -x.ndim <= a < x.ndim:
+            raise InvalidArgumentError(None, None, f"'axis'[{k}] = {a} is out of valid range "
+                                       f"[0, {x.ndim - 1}")
+    return np.flip(x, axis)
+
+
+REVERSE = declare_op("ReverseV2", _reverse_kernel, _reverse_infer, grad_inputs=())
 
 
 def reverse(tensor: Any, axis: Any, name: Optional[str] = None):
@@ -221,8 +236,8 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None):
     tensor = convert_to_tensor(tensor)
     axes = (int(axis),) if isinstance(axis, (int, np.integer)) and \
         not isinstance(axis, (bool, np.bool_)) else int_vector_arg(axis, "axis")
-    if len(set(axes)) != len(axes) or (tensor.shape.rank is not None and
-                                       len({a % tensor.shape.rank for a in axes}) != len(axes)):
+    rank = tensor.shape.rank
+    if len(set(axes)) != len(axes) or (rank and len({a % rank for a in axes}) != len(axes)):
         raise ValueError(f"axis {list(axes)} specified more than once")
     return apply_op(REVERSE, (tensor,), {"axis": axes}, name)
 
@@ -232,6 +247,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, *, axis):
     depth = int(depth)
     if depth < 0:
         raise ValueError(f"depth must be non-negative, got: {depth}")
+    check_allocation("OneHot", list(np.shape(indices)) + [depth], np.asarray(on_value).dtype)
     hot = np.expand_dims(indices, -1) == np.arange(depth, dtype=indices.dtype)
     out = np.where(hot, on_value, off_value).astype(np.asarray(on_value).dtype)
     return np.moveaxis(out, -1, axis) if axis != -1 else out

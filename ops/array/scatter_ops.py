@@ -27,6 +27,8 @@ _state = context.state
 
 def _index_tuple(indices: np.ndarray, shape, what: str) -> tuple:
     """indices [..., K] as a NumPy advanced index, checked against shape[:K]."""
+    if indices.ndim == 0:
+        raise ValueError(f"{what}: Indices shape must have rank at least one. Found:[]")
     k = indices.shape[-1]
     if k > len(shape):
         raise ValueError(f"index innermost dimension length must be <= rank ({len(shape)}); "
@@ -60,6 +62,8 @@ def _indexed_shape(indices: TensorShape, target: TensorShape) -> TensorShape:
     """Shape of the slices addressed by `indices` in a tensor of shape `target`:
     indices.shape[:-1] + target.shape[K:]."""
     index_dims, target_dims = indices.dims, target.dims
+    if index_dims is not None and not index_dims:
+        raise ValueError("Shape must be at least rank 1 but is rank 0 for the indices")
     if index_dims is None or target_dims is None or index_dims[-1] is None:
         return unknown_shape()
     k = index_dims[-1]
@@ -129,7 +133,16 @@ def _with_batch_coordinates(indices: Any, batch_dims: int) -> Any:
 
 
 # -- scatter_nd -----------------------------------------------------------------
+def _check_ranks(indices: Any, updates: np.ndarray, what: str) -> None:
+    """TF's kernel checks, indices first: neither may be a scalar."""
+    if np.ndim(indices) == 0:
+        raise ValueError(f"{what}: Indices shape must have rank at least one. Found:[]")
+    if updates.ndim == 0:
+        raise ValueError(f"{what}: Updates shape must have rank at least one. Found:[]")
+
+
 def _scatter_nd_kernel(indices, updates, shape):
+    _check_ranks(indices, updates, "ScatterNd")
     out = np.zeros(tuple(int(d) for d in shape), dtype=updates.dtype)
     indices = np.asarray(indices)
     np.add.at(_target(out, indices), _index_tuple(indices, out.shape, "ScatterNd"), updates)
@@ -147,6 +160,9 @@ def _scatter_nd_infer(inputs, attrs):
     indices, updates, shape_arg = inputs
     _check_indices_dtype(indices)
     target = shape_from_tensor(shape_arg)
+    if updates.shape.rank == 0:   # TF's shape function (TensorScatter* builds, then fails)
+        raise ValueError("ScatterNd: Shape must be at least rank 1 but is rank 0 for the "
+                         "updates")
     _check_updates(indices, updates, target)
     return [(updates.dtype, target)]
 
@@ -164,6 +180,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
 # -- tensor_scatter_nd_* --------------------------------------------------------
 def _tensor_scatter(mode: str):
     def kernel(tensor, indices, updates):
+        _check_ranks(indices, updates, f"TensorScatter{mode}")
         out = tensor.copy()
         indices = np.asarray(indices)
         index = _index_tuple(indices, tensor.shape, f"TensorScatter{mode}")

@@ -165,6 +165,12 @@ STRIDED_SLICE_GRAD = declare_op("StridedSliceGrad", _strided_slice_grad_kernel,
 def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
     if not any(isinstance(v, Tensor) for v in values):
+        ints = [int(v) for v in values if isinstance(v, (int, np.integer))]
+        if any(not -2**63 <= v < 2**63 for v in ints):
+            raise ValueError("Can't convert Python sequence with out-of-range integer to "
+                             "Tensor.")
+        if dtype == dtypes.int32 and any(not -2**31 <= v < 2**31 for v in ints):
+            dtype = dtypes.int64   # TF converts such a list to an int64 tensor
         return constant(np.array(values, dtype=dtype.as_numpy_dtype).reshape(-1))
     return stack([(v if v.dtype == dtype else cast(v, dtype)) if isinstance(v, Tensor)
                   else constant(v, dtype) for v in values])

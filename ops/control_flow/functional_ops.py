@@ -48,6 +48,34 @@ def _dtype_of(spec: Any) -> Any:
     return spec.dtype if isinstance(spec, TensorSpec) else dtypes.as_dtype(spec)
 
 
+def _shape_of(spec: Any) -> Any:
+    """The element shape a TensorSpec promises (None for a bare dtype: any shape)."""
+    return spec.shape if isinstance(spec, TensorSpec) else None
+
+
+def _check_structure(expected: Any, value: Any) -> None:
+    """TF's check of fn's output against fn_output_signature (or elems): ValueError
+    when they do not nest the same way (keys, lengths, a leaf against a sequence)."""
+    message = (f"The two structures don't have the same nested structure.\n\n"
+               f"First structure: {expected!r}\n\nSecond structure: {value!r}\n\n"
+               "map_fn: the structure of fn's output must match fn_output_signature (or the "
+               "structure of elems when no signature is given).")
+    try:
+        nest.assert_same_structure(expected, value)
+    except ValueError:
+        raise ValueError(message) from None
+    stack = [(expected, value)]
+    while stack:   # same nesting; TF also wants the same sequence types (TypeError)
+        a, b = stack.pop()
+        if nest.is_nested(a):
+            if type(a) is not type(b):
+                raise TypeError(message)
+            if isinstance(a, dict):
+                stack.extend((a[k], b[k]) for k in a)
+            else:
+                stack.extend(zip(a, b, strict=True))
+
+
 def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Optional[int] = None,
            back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
            name: Optional[str] = None, fn_output_signature: Any = None) -> Any:
@@ -65,15 +93,16 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: Opt
     out_structure = elems if signature is None else signature
     out_dtypes = ([t.dtype for t in flat] if signature is None
                   else [_dtype_of(s) for s in nest.flatten(signature)])
-    outputs = [TensorArray(d, size=n, infer_shape=infer_shape) for d in out_dtypes]
+    out_shapes = ([None] * len(flat) if signature is None
+                  else [_shape_of(s) for s in nest.flatten(signature)])
+    outputs = [TensorArray(d, size=n, infer_shape=infer_shape, element_shape=shape)
+               for d, shape in zip(out_dtypes, out_shapes, strict=True)]
 
     def body(i: Any, tas: List[TensorArray]):
         piece = nest.pack_sequence_as(elems, [ta.read(i) for ta in inputs])
-        result = nest.flatten(fn(piece))
-        if len(result) != len(tas):
-            raise ValueError(f"The structure of fn's output ({len(result)} tensors) does not "
-                             f"match fn_output_signature/dtype ({len(tas)}); set "
-                             "fn_output_signature for another output structure.")
+        value = fn(piece)
+        _check_structure(out_structure, value)
+        result = nest.flatten(value)
         return i + 1, [ta.write(i, r) for ta, r in zip(tas, result, strict=True)]
 
     _, outputs = while_loop(lambda i, _: i < n, body, (0, outputs),

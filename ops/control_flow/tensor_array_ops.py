@@ -238,13 +238,15 @@ class TensorArray:
         return self._element_shape.merge_with(shape)
 
     def _value(self, value: Any) -> Tensor:
-        if isinstance(value, Tensor) and value.dtype != self._dtype:
-            message = (f"TensorArray dtype is {self._dtype.name} but the value has dtype "
-                       f"{value.dtype.name}")
-            if self._eager:
-                raise InvalidArgumentError(None, None, message)
-            raise TypeError(message)
-        return convert_to_tensor(value, dtype=self._dtype)
+        """`value` as a tensor, converted preferring the array's dtype; another dtype
+        is TF's InvalidArgumentError (eagerly at once; in a function TF's kernel
+        raises it when run, here when the write is built)."""
+        if not isinstance(value, Tensor):
+            value = convert_to_tensor(value, preferred_dtype=self._dtype)
+        if value.dtype != self._dtype:
+            raise InvalidArgumentError(None, None, f"TensorArray dtype is {self._dtype.name} "
+                                       f"but Op is trying to write dtype {value.dtype.name}")
+        return value
 
     # -- methods ------------------------------------------------------------------
     def size(self, name: Optional[str] = None) -> Tensor:

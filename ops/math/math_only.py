@@ -1,4 +1,5 @@
 """The names TF has under tf.math but not at the top level (dg.math only)."""
+from .count_ops import count_nonzero
 from .gamma_ops import digamma, lgamma, polygamma
 from .math_ops import mod as floormod
 from .moments_ops import reduce_std, reduce_variance
@@ -17,4 +18,5 @@ __all__ = ["floormod", "reduce_std", "reduce_variance", "multiply_no_nan", "next
            "segment_prod", "segment_sum", "unsorted_segment_max", "unsorted_segment_mean",
            "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n",
            "l2_normalize", "log_softmax", "acosh", "asinh", "atanh", "ceil", "erfc", "floor",
-           "is_inf", "reciprocal_no_nan", "rint", "round", "digamma", "lgamma", "polygamma"]
+           "is_inf", "reciprocal_no_nan", "rint", "round", "digamma", "lgamma", "polygamma",
+           "count_nonzero"]

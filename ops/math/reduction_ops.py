@@ -13,7 +13,7 @@ from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
-from ..shape_rules import check_same_dtype, normalize_axes, reduction
+from ..shape_rules import check_same_dtype, reduction
 from ..tensor_util import constant_value
 
 _state = context.state
@@ -43,12 +43,90 @@ def _axis_attr(axis: Any) -> Any:
             error = ValueError if _state.graph is None else TypeError
             raise error(f"Attempt to convert a value ({axis!r}) with an unsupported type "
                         f"({type(axis).__name__}) to a Tensor (reduction axis).")
+        if array.size == 0 and isinstance(axis, (list, tuple)):
+            return ()   # `axis=[]` reduces nothing (TF: the input, unchanged)
         if array.dtype.kind not in "iu":
             raise _mode_error(f"reduction axis must be integers, got {axis!r}", TypeError)
         axis = array
     if np.ndim(axis) == 0:
         return (int(axis),)
     return tuple(int(a) for a in np.asarray(axis).reshape(-1))
+
+
+def _axis_rank(axis: Any) -> int:
+    """The rank of the `axis` argument (0 for None or a Python int)."""
+    if axis is None:
+        return 0
+    if isinstance(axis, Tensor):
+        return axis.shape.rank or 0
+    try:
+        return int(np.ndim(axis))
+    except ValueError:  # a ragged nest: rejected later as not convertible
+        return 0
+
+
+def _out_of_range(axis: int, rank: int) -> str:
+    return f"Invalid reduction dimension ({axis} for input with {rank} dimension(s)"
+
+
+def _duplicate(axis: int) -> str:
+    return f"Invalid reduction arguments: Axes contains duplicate dimension: {axis}"
+
+
+def _shape_text(dims: Optional[list]) -> str:
+    """A shape as TF's shape functions print it: [2,?] or ? for an unknown rank."""
+    if dims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _kernel_axes(x: np.ndarray, axis: Optional[tuple]) -> Optional[tuple]:
+    """`axis` made non-negative for `x`, checked as TF's kernels check it (at run
+    time): InvalidArgumentError for an axis out of range or named twice."""
+    if axis is None:
+        return None
+    rank = x.ndim
+    seen = set()
+    for a in axis:
+        if not -rank <= a < rank:   # a rank-0 input has no axis at all
+            raise InvalidArgumentError(None, None, _out_of_range(a, rank))
+        normal = a % rank
+        if normal in seen:
+            raise InvalidArgumentError(None, None, _duplicate(normal))
+        seen.add(normal)
+    return tuple(a % rank for a in axis)
+
+
+def _static_axes(op_type: str, axis: tuple, x: Tensor, axis_rank: int) -> tuple:
+    """Axes checked against x's known rank when the op is built.
+
+    Eagerly, TF's kernel raises InvalidArgumentError for an axis out of range
+    or named twice. Building a graph, TF's shape function raises ValueError for
+    one out of range and for an axis argument of rank > 1, and accepts
+    duplicates (the kernel rejects them when the graph runs).
+    """
+    rank = x.shape.rank
+    eager = _state.graph is None
+    if axis_rank > 1 and not eager:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {axis_rank} for "
+                         f"'{{{{node {op_type}}}}} = {op_type}' with input shapes: "
+                         f"{_shape_text(x.shape.as_list() if x.shape.rank is not None else None)}, "
+                         f"{_shape_text([len(axis)] + [1] * (axis_rank - 1))}.")
+    if rank is None:
+        return axis
+    seen = set()
+    for a in axis:
+        if not -rank <= a < rank:
+            if eager:
+                raise InvalidArgumentError(None, None, f"{_out_of_range(a, rank)} [Op:{op_type}]")
+            raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions. "
+                             f"for '{{{{node {op_type}}}}}' with input shapes: "
+                             f"{_shape_text(x.shape.as_list())}, []")
+        normal = a % rank
+        if normal in seen and eager:
+            raise InvalidArgumentError(None, None, f"{_duplicate(normal)} [Op:{op_type}]")
+        seen.add(normal)
+    return tuple(sorted(a % rank for a in axis))
 
 
 def _static(tensor: Any) -> Any:
@@ -60,11 +138,7 @@ def _static(tensor: Any) -> Any:
 
 def _reducer(np_func, keep_int_dtype: bool = True):
     def kernel(x, *, axis, keepdims):
-        if axis is not None:
-            axis = tuple(a % x.ndim if x.ndim else a for a in axis)
-            for a in axis:
-                if not 0 <= a < max(x.ndim, 1):
-                    raise ValueError(f"axis {a} is out of bounds for rank {x.ndim}")
+        axis = _kernel_axes(x, axis)
         if keep_int_dtype and x.dtype.kind in "iub":
             return np.asarray(np_func(x, axis=axis, keepdims=keepdims, dtype=x.dtype))
         return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
@@ -97,6 +171,7 @@ def _minmax(np_func, identity):
     """Max/Min; over an empty axis the result is the identity (TF: -inf/+inf for
     floats, the dtype's lowest/highest integer), NaN propagates."""
     def kernel(x, *, axis, keepdims):
+        axis = _kernel_axes(x, axis)
         if x.size == 0:
             return np.asarray(np_func(x, axis=axis, keepdims=keepdims, initial=identity(x.dtype)))
         return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
@@ -129,6 +204,7 @@ def _reduce(op_def, input_tensor, axis, keepdims, name):
         x = convert_to_tensor(input_tensor, dtype=dtypes.bool_)  # TF: a TypeError if not bool
     else:
         x = convert_to_tensor(input_tensor)
+    axis_rank = _axis_rank(axis)
     if logical and _state.graph is None:
         axis = _axis_attr(axis)  # All/Any check the axis first eagerly (TF's order)
     kinds = op_def.input_kinds  # the input's dtype is checked before the axis, as in TF
@@ -136,11 +212,8 @@ def _reduce(op_def, input_tensor, axis, keepdims, name):
         raise _mode_error(op_def.dtype_error(x.dtype), TypeError)
     if not (logical and _state.graph is None):
         axis = _axis_attr(axis)
-    if axis is not None and x.shape.rank is not None:
-        try:
-            axis = normalize_axes(axis, x.shape.rank)
-        except ValueError as error:
-            raise _mode_error(str(error), ValueError) from None
+    if axis is not None:
+        axis = _static_axes(op_def.type, axis, x, axis_rank)
     return apply_op(op_def, (x,), {"axis": axis, "keepdims": bool(keepdims)}, name)
 
 

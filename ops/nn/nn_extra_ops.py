@@ -14,7 +14,7 @@ from ..array import array_ops, join_ops
 from ..math import math_ops, reduction_ops, special_math_ops
 from ..constant_op import convert_to_tensor
 from ..math.matmul_ops import matmul
-from .nn_ops import bias_add, moments
+from .nn_ops import bias_add, moments, relu
 from ..op_helpers import apply_unary
 from ..shape_rules import elementwise_unary
 
@@ -168,6 +168,14 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Any = None,
     return math_ops.truediv(total, math_ops.cast(global_batch_size, loss.dtype), name=name)
 
 
+def crelu(features: Any, axis: int = -1, name: Optional[str] = None):
+    """Concatenated ReLU: relu(concat([features, -features], axis)), which doubles the
+    size of `axis` (TF's composite; differentiable through relu and concat)."""
+    features = convert_to_tensor(features)
+    both = join_ops.concat([features, math_ops.negative(features)], axis)
+    return relu(both, name=name)
+
+
 def zero_fraction(value: Any, name: Optional[str] = None):
     """The fraction of elements of `value` that are zero (float32)."""
     value = convert_to_tensor(value)
@@ -177,4 +185,4 @@ def zero_fraction(value: Any, name: Optional[str] = None):
 
 __all__ = ["softsign", "silu", "swish", "xw_plus_b", "l2_normalize", "normalize_moments",
            "batch_normalization", "fused_batch_norm", "weighted_cross_entropy_with_logits", "log_poisson_loss",
-           "compute_average_loss", "zero_fraction"]
+           "compute_average_loss", "zero_fraction", "crelu"]

@@ -17,6 +17,7 @@ from ...framework.tensor_shape import TensorShape, as_shape
 from ..array import array_ops
 from ..math import math_ops, reduction_ops, special_math_ops
 from ..random import random_ops
+from ..arg_errors import mode_error
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from ..op_helpers import apply_unary
@@ -229,6 +230,9 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     """
     x = convert_to_tensor(x)
     y = math_ops.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
+    if isinstance(axes, Tensor) and not axes.dtype.is_integer:
+        raise mode_error(f"moments: axes must be int32 or int64, got a {axes.dtype.name} "
+                         "tensor", TypeError)
     axes = [int(a) for a in ([axes] if isinstance(axes, numbers.Integral) else axes)]
     mean = reduction_ops.reduce_mean(y, axes, keepdims=True)
     variance = reduction_ops.reduce_mean(math_ops.square(y - mean), axes, keepdims=True)

@@ -13,7 +13,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ...framework.errors import InvalidArgumentError
+from ...framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from ...framework.func_graph import FuncGraph
+from ...eager.eager_tensor import EagerTensor
+from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
@@ -22,6 +25,7 @@ from ..math import math_ops
 from ..constant_op import convert_to_tensor
 from ..shape_rules import normalize_axis
 from ..dispatch import apply_op
+from ..tensor_util import constant_value
 from ..op_helpers import apply_unary
 
 
@@ -75,15 +79,36 @@ def _softmax_axis(axis: Any, logits: Any, op_type: str) -> int:
     if axis is None:
         return -1
     if isinstance(axis, Tensor):
-        raise ValueError(f"softmax axis must be a Python int, got a tensor {axis!r}")
+        axis = _tensor_axis(axis, op_type)
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
         raise TypeError(f"softmax axis must be an int, got {axis!r}")
     rank = len(logits.shape) if isinstance(logits, np.ndarray) else \
         getattr(getattr(logits, "shape", None), "rank", None)
     if rank and not -rank <= int(axis) < rank:
-        raise InvalidArgumentError(None, None, f"{op_type}: axis {int(axis)} is out of range "
-                                   f"for logits of rank {rank}")
+        raise InvalidArgumentError(None, None, f"{op_type}: `dim` must be in the range [-{rank}, {rank}) "
+                                   f"where {rank} is the number of dimensions in the input. "
+                                   f"Received: dim={int(axis)}")
     return int(axis)
+
+
+def _tensor_axis(axis: Tensor, op_type: str) -> int:
+    """An integer scalar tensor `axis` as an int (TF accepts one eagerly and in a
+    TF1 graph; inside a function TF tests it for truth and refuses it)."""
+    if not axis.dtype.is_integer or axis.shape.rank not in (0, None):
+        # TF compares it with -1 and tests the result for truth: a bool tensor is a
+        # TypeError eagerly, anything else a ValueError
+        eager_bool = axis.dtype == dtypes.bool_ and isinstance(axis, EagerTensor)
+        raise (TypeError if eager_bool else ValueError)(
+            f"{op_type}: axis must be an integer scalar, got {axis!r}")
+    if isinstance(axis.graph if hasattr(axis, "graph") else None, FuncGraph):
+        raise OperatorNotAllowedInGraphError(
+            f"Using a symbolic `dg.Tensor` ({axis!r}) as a Python `bool` is not allowed: "
+            f"{op_type}'s axis must be a Python int inside a dg.function.")
+    value = constant_value(axis)
+    if value is None:
+        raise ValueError(f"{op_type}: a tensor axis must have a value known when the graph "
+                         f"is built, got {axis!r}")
+    return int(np.asarray(value).reshape(()))
 
 
 def softmax(logits: Any, axis: Optional[int] = -1, name: Optional[str] = None):

@@ -20,6 +20,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from ...eager import context
+from ...framework.allocation import check_allocation
 from ...framework import dtypes
 from ...framework.errors import FailedPreconditionError
 from ...framework.op_def import declare_op
@@ -131,6 +132,7 @@ def _dims(shape: np.ndarray) -> tuple:
     dims = tuple(int(d) for d in shape)
     if any(d < 0 for d in dims):
         raise ValueError(f"shape must not have negative dimensions, got {list(dims)}")
+    check_allocation("Random", dims, np.float32)
     return dims
 
 
@@ -225,6 +227,9 @@ def _shape_input(shape: Any):
         return shape
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
+    dims = np.asarray(shape)
+    if dims.dtype.kind in "iu" and dims.size and (dims.max() > 2**31 - 1):
+        return constant(dims.astype(np.int64).reshape(-1), name="shape")   # TF: int64
     return constant(np.asarray(shape, dtype=np.int32).reshape(-1), name="shape")
 
 

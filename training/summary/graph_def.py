@@ -21,7 +21,8 @@ MAX_EMBEDDED_ELEMENTS = 16
 
 _TYPE_ENUMS = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE",
                "int8": "DT_INT8", "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64",
-               "uint8": "DT_UINT8", "bool": "DT_BOOL", "complex64": "DT_COMPLEX64",
+               "uint8": "DT_UINT8", "uint16": "DT_UINT16", "uint32": "DT_UINT32",
+               "uint64": "DT_UINT64", "bfloat16": "DT_BFLOAT16", "bool": "DT_BOOL", "complex64": "DT_COMPLEX64",
                "complex128": "DT_COMPLEX128", "string": "DT_STRING", "resource": "DT_RESOURCE",
                "variant": "DT_VARIANT"}
 
