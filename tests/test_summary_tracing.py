@@ -50,3 +50,21 @@ def test_trace_export_writes_the_traced_function_graph(tmp_path):
         with pytest.raises(ValueError, match="No step set"):
             dg.summary.trace_on()
             dg.summary.trace_export("t")
+
+
+def test_tf1_summary_tags_are_sanitised_as_tf1():
+    from tensorboard.compat.proto import summary_pb2
+    v1 = dg.compat.v1
+    g = dg.Graph()
+    with g.as_default():
+        with dg.name_scope("train"):
+            scalar = v1.summary.scalar("loss value (avg)", dg.constant(1.0))
+            hist = v1.summary.histogram("/w:0", dg.constant([1.0]))
+        assert (scalar.name, hist.name) == ("train/loss_value__avg_:0", "train/w_0:0")  # TF
+        with v1.Session() as sess:
+            tags = []
+            for tensor in (scalar, hist):
+                proto = summary_pb2.Summary()
+                proto.ParseFromString(sess.run(tensor))
+                tags += [value.tag for value in proto.value]
+    assert tags == ["train/loss_value__avg_", "train/w_0"]
