@@ -41,7 +41,7 @@ from .training import optimizers as keras_optimizers, schedules as keras_schedul
 from .training import checkpoint_api
 from .training.keras import initializers as keras_initializers, losses as keras_losses
 from .training.keras import metrics as keras_metrics
-from .training.summary import summary_v1, summary_v2
+from .training.summary import summary_v1, summary_v2, writer as summary_writer
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
 from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
@@ -161,6 +161,8 @@ train = namespace("duograd.train", extra={**_TRAIN_V1, **checkpoint_api.CHECKPOI
 
 # -- summaries (training/summary/) ---------------------------------------------------
 summary = namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
+namespace("duograd.summary.experimental", extra={"get_step": summary_writer.get_step,
+                                                 "set_step": summary_writer.set_step})
 
 # -- dg.compat: tf.compat.v1 and tf.compat.v2 ----------------------------------------
 # tf.compat.v1 holds (nearly) all of tf's names plus TF1's graph-mode API: its

@@ -21,7 +21,7 @@ from ...ops.array_ops import identity
 from ...ops.dispatch import apply_op
 from .graph_def import graph_to_graph_def
 from .summary_ops import WRITE_SUMMARY
-from .writer import SummaryWriter, current_step, current_writer, get_step, set_step
+from .writer import SummaryWriter, current_step, current_writer
 
 _state = context.state
 DEFAULT_BUCKET_COUNT = 30
@@ -188,16 +188,8 @@ def flush(writer: Optional[SummaryWriter] = None, name: Optional[str] = None) ->
         writer.flush()
 
 
-class _Experimental:
-    """dg.summary.experimental: the default step."""
-
-    get_step = staticmethod(get_step)
-    set_step = staticmethod(set_step)
-
-
-experimental = _Experimental()
 SUMMARY_NAMES = {"create_file_writer": create_file_writer, "SummaryWriter": SummaryWriter,
                  "scalar": scalar, "histogram": histogram, "text": text, "graph": graph,
-                 "write": write, "flush": flush, "experimental": experimental,
+                 "write": write, "flush": flush,
                  "record_if": record_if, "should_record_summaries": should_record_summaries,
                  "trace_on": trace_on, "trace_off": trace_off, "trace_export": trace_export}
