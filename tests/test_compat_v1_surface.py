@@ -156,3 +156,14 @@ def test_softmax_cross_entropy_v1_and_v2_gradients(graph):
                                rtol=1e-6)
     with pytest.raises(ValueError, match="named arguments"):
         tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+
+
+def test_dimension_helpers():
+    shape = dg.TensorShape([None, 3])
+    assert tf.dimension_value(shape[1]) == 3 and tf.dimension_value(shape[0]) is None
+    assert tf.dimension_value(tf.Dimension(4)) == 4 and int(tf.Dimension(4)) == 4
+    assert tf.dimension_at_index(shape, 1).value == 3
+    assert tf.dimension_at_index(dg.TensorShape(None), 0).value is None
+    assert str(tf.Dimension(None)) == "?" and repr(tf.Dimension(2)) == "Dimension(2)"
+    with pytest.raises(ValueError):
+        tf.Dimension(-1)
