@@ -10,6 +10,8 @@ from typing import Any, List
 
 from ..framework.graph import Graph
 from ..framework.tensor_shape import disable_v2_tensorshape, enable_v2_tensorshape
+from ..ops.variables import (disable_resource_variables, enable_resource_variables,
+                             resource_variables_enabled)
 from . import context
 
 _state = context.state
@@ -43,12 +45,14 @@ def disable_v2_behavior() -> None:
     stay duograd's one kind, which TF1 programs accept as they are."""
     disable_eager_execution()
     disable_v2_tensorshape()
+    disable_resource_variables()
 
 
 def enable_v2_behavior() -> None:
     """Undoes disable_v2_behavior (eager execution and TF2 shapes again)."""
     enable_eager_execution()
     enable_v2_tensorshape()
+    enable_resource_variables()
 
 
 def _disabled() -> List[Any]:
@@ -56,4 +60,6 @@ def _disabled() -> List[Any]:
 
 
 __all__ = ["disable_eager_execution", "enable_eager_execution", "disable_v2_behavior",
-           "enable_v2_behavior", "disable_v2_tensorshape", "enable_v2_tensorshape"]
+           "enable_v2_behavior", "disable_v2_tensorshape", "enable_v2_tensorshape",
+           "disable_resource_variables", "enable_resource_variables",
+           "resource_variables_enabled"]

@@ -182,7 +182,9 @@ def test_disable_v2_behavior_gives_tf1_shapes():
         w = tf.get_variable("w_tf1_shape", [x.shape[1], 2])
         assert w.shape.as_list() == [3, 2]
         assert str(tf.nn.xw_plus_b(x, w, tf.zeros([2])).shape) == "(?, 2)"
+        assert repr(w) == "<tf.Variable 'w_tf1_shape:0' shape=(3, 2) dtype=float32_ref>"
+        assert not tf.resource_variables_enabled()
     finally:
         tf.enable_v2_behavior()
     assert str(dg.TensorShape([None, 3])) == "(None, 3)"
-    assert type(dg.TensorShape([3])[0]) is int
+    assert type(dg.TensorShape([3])[0]) is int and tf.resource_variables_enabled()

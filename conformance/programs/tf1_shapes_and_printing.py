@@ -19,6 +19,8 @@ with tf.variable_scope("fc"):
     b = tf.get_variable("b", [10], initializer=tf.zeros_initializer())
     logits = tf.nn.xw_plus_b(flat, w, b)
 print(logits)
+print(w)
+print(tf.trainable_variables())
 print("dims:", [tf.dimension_value(d) for d in logits.shape])
 probs = tf.nn.softmax(logits, name="probs")
 loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
