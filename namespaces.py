@@ -47,11 +47,11 @@ from .training import optimizers as keras_optimizers, schedules as keras_schedul
 from .training import checkpoint_api
 from .training.keras import initializers as keras_initializers, losses as keras_losses
 from .training.keras import metrics as keras_metrics
-from .training.summary import summary_v1, summary_v2
+from .training.summary import summary_v1, summary_v2, writer as summary_writer
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
 from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
-from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, state_v1
+from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, shapes_v1, state_v1
 from . import data as data_package
 from .data import compat_v1 as data_v1
 from .formats import api as formats_api
@@ -170,6 +170,8 @@ train = namespace("duograd.train", extra={**_TRAIN_V1, **checkpoint_api.CHECKPOI
 
 # -- summaries (training/summary/) ---------------------------------------------------
 summary = namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
+namespace("duograd.summary.experimental", extra={"get_step": summary_writer.get_step,
+                                                 "set_step": summary_writer.set_step})
 
 # -- dg.compat: tf.compat.v1 and tf.compat.v2 ----------------------------------------
 # tf.compat.v1 holds (nearly) all of tf's names plus TF1's graph-mode API: its
@@ -185,7 +187,7 @@ v1 = namespace("duograd.compat.v1", init_ops, state_ops, variable_scope, executi
     global_variables=variables.global_variables,
     trainable_variables=variables.trainable_variables, **math_v1.NAMES, **random_v1.NAMES,
     **session_config.NAMES, **collections_v1.NAMES, **state_v1.NAMES,
-    **initializers_v1.TOP_LEVEL), fallback=ROOT)
+    **initializers_v1.TOP_LEVEL, **shapes_v1.NAMES), fallback=ROOT)
 namespace("duograd.compat.v1.initializers", extra=initializers_v1.INITIALIZERS)
 namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.math")
 namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")

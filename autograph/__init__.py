@@ -24,3 +24,8 @@ experimental.__name__ = "duograd.autograph.experimental"
 source_converters.register("autograph", convert)
 
 __all__ = ["to_graph", "to_code", "do_not_convert", "experimental"]
+
+
+def __dir__() -> list:
+    """The public names only (the implementation modules stay importable)."""
+    return sorted(__all__)

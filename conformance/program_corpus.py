@@ -72,6 +72,8 @@ def _numbers_agree(a: str, b: str) -> bool:
         return True
     if a in ("nan", "inf") or b in ("nan", "inf"):
         return False
+    if not any(c in token for token in (a, b) for c in ".eE"):
+        return False   # integers (steps, counts, labels) must print the same
     x, y = float(a), float(b)
     exponent = int(a.lower().split("e")[1]) if "e" in a.lower() else 0
     printed = 1.5 * 10.0 ** (exponent - _decimals(a))   # one unit in the last printed place

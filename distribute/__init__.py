@@ -35,3 +35,8 @@ __all__ = ["MirroredStrategy", "MultiWorkerMirroredStrategy", "Strategy", "Reduc
            "InputContext", "ReplicaContext", "PerReplica", "MirroredVariable",
            "get_strategy", "has_strategy", "in_cross_replica_context", "get_replica_context",
            "experimental"]
+
+
+def __dir__() -> list:
+    """The public names only (the implementation modules stay importable)."""
+    return sorted(__all__)

@@ -9,6 +9,9 @@ from __future__ import annotations
 from typing import Any, List
 
 from ..framework.graph import Graph
+from ..framework.tensor_shape import disable_v2_tensorshape, enable_v2_tensorshape
+from ..ops.state.variables import (disable_resource_variables, enable_resource_variables,
+                                   resource_variables_enabled)
 from . import context
 
 _state = context.state
@@ -37,16 +40,19 @@ def enable_eager_execution(config: Any = None, device_policy: Any = None,
 
 
 def disable_v2_behavior() -> None:
-    """TF1 behaviour for a TF1 program's first line: graphs and Session.run.
-
-    Only eager execution changes here: duograd has one TensorShape, one control
-    flow and resource variables in both, which TF1 programs accept as they are."""
+    """TF1 behaviour for a TF1 program's first line: graphs and Session.run, and TF1's
+    shapes (`shape[1].value`, "?" for unknown dimensions). Control flow and variables
+    stay duograd's one kind, which TF1 programs accept as they are."""
     disable_eager_execution()
+    disable_v2_tensorshape()
+    disable_resource_variables()
 
 
 def enable_v2_behavior() -> None:
-    """Undoes disable_v2_behavior (eager execution again)."""
+    """Undoes disable_v2_behavior (eager execution and TF2 shapes again)."""
     enable_eager_execution()
+    enable_v2_tensorshape()
+    enable_resource_variables()
 
 
 def _disabled() -> List[Any]:
@@ -54,4 +60,6 @@ def _disabled() -> List[Any]:
 
 
 __all__ = ["disable_eager_execution", "enable_eager_execution", "disable_v2_behavior",
-           "enable_v2_behavior"]
+           "enable_v2_behavior", "disable_v2_tensorshape", "enable_v2_tensorshape",
+           "disable_resource_variables", "enable_resource_variables",
+           "resource_variables_enabled"]

@@ -3,6 +3,40 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
+# TF's process-wide shape behaviour (tf.compat.v1.disable_v2_tensorshape, part of
+# disable_v2_behavior): with it off, a known dimension reads as TF1's Dimension
+# (`shape[1].value`) and an unknown one prints as "?". One flag, as TF's.
+_V2_TENSORSHAPE = [True]
+
+
+def enable_v2_tensorshape() -> None:
+    _V2_TENSORSHAPE[0] = True
+
+
+def disable_v2_tensorshape() -> None:
+    _V2_TENSORSHAPE[0] = False
+
+
+def v2_tensorshape_enabled() -> bool:
+    return _V2_TENSORSHAPE[0]
+
+
+class KnownDimension(int):
+    """A known dimension in TF1 shape mode: an int that also has TF1's `.value`."""
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+    def __repr__(self) -> str:
+        return f"Dimension({int(self)})"
+
+    def __str__(self) -> str:
+        return str(int(self))
+
+    def __format__(self, format_spec: str) -> str:
+        return format(int(self), format_spec)
+
 
 class TensorShape:
     """A shape whose rank (None) or dimensions (None) may be unknown."""
@@ -116,7 +150,10 @@ class TensorShape:
             return None
         if isinstance(key, slice):
             return TensorShape(self._dims[key])
-        return self._dims[key]
+        dim = self._dims[key]
+        if dim is not None and not _V2_TENSORSHAPE[0]:
+            return KnownDimension(dim)
+        return dim
 
     def __eq__(self, other: Any) -> bool:
         try:
@@ -138,12 +175,15 @@ class TensorShape:
     def __repr__(self) -> str:
         if self._dims is None:
             return "TensorShape(None)"
+        if not _V2_TENSORSHAPE[0]:
+            return "TensorShape([" + ", ".join(f"Dimension({d})" for d in self._dims) + "])"
         return f"TensorShape({list(self._dims)})"
 
     def __str__(self) -> str:
         if self._dims is None:
             return "<unknown>"
-        inner = ", ".join("None" if d is None else str(d) for d in self._dims)
+        unknown = "None" if _V2_TENSORSHAPE[0] else "?"
+        inner = ", ".join(unknown if d is None else str(d) for d in self._dims)
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
 
 

@@ -156,3 +156,35 @@ def test_softmax_cross_entropy_v1_and_v2_gradients(graph):
                                rtol=1e-6)
     with pytest.raises(ValueError, match="named arguments"):
         tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+
+
+def test_dimension_helpers():
+    shape = dg.TensorShape([None, 3])
+    assert tf.dimension_value(shape[1]) == 3 and tf.dimension_value(shape[0]) is None
+    assert tf.dimension_value(tf.Dimension(4)) == 4 and int(tf.Dimension(4)) == 4
+    assert tf.dimension_at_index(shape, 1).value == 3
+    assert tf.dimension_at_index(dg.TensorShape(None), 0).value is None
+    assert str(tf.Dimension(None)) == "?" and repr(tf.Dimension(2)) == "Dimension(2)"
+    with pytest.raises(ValueError):
+        tf.Dimension(-1)
+
+
+def test_disable_v2_behavior_gives_tf1_shapes():
+    """TF 2.21 with v2 behaviour disabled prints these strings for the same program."""
+    tf.disable_v2_behavior()
+    try:
+        x = tf.placeholder(dg.float32, [None, 3], name="x")
+        assert str(x.shape) == "(?, 3)" and str(x) == 'Tensor("x:0", shape=(?, 3), dtype=float32)'
+        assert repr(x.shape) == "TensorShape([Dimension(None), Dimension(3)])"
+        assert x.shape[1].value == 3 and str(x.shape[1]) == "3"
+        assert repr(x.shape[1]) == "Dimension(3)" and x.shape[1] * 2 == 6
+        assert x.shape.as_list() == [None, 3] and x.shape[0] is None
+        w = tf.get_variable("w_tf1_shape", [x.shape[1], 2])
+        assert w.shape.as_list() == [3, 2]
+        assert str(tf.nn.xw_plus_b(x, w, tf.zeros([2])).shape) == "(?, 2)"
+        assert repr(w) == "<tf.Variable 'w_tf1_shape:0' shape=(3, 2) dtype=float32_ref>"
+        assert not tf.resource_variables_enabled()
+    finally:
+        tf.enable_v2_behavior()
+    assert str(dg.TensorShape([None, 3])) == "(None, 3)"
+    assert type(dg.TensorShape([3])[0]) is int and tf.resource_variables_enabled()

@@ -144,3 +144,18 @@ def test_graph_collections_with_scope():
     assert graph.get_collection(keys.GLOBAL_VARIABLES, scope="block") == [inner]
     graph.get_collection_ref("mine").append(3)
     assert graph.get_collection("mine") == [3]
+
+
+def test_module_without_super_init_as_a_function_argument():
+    class Bare(dg.Module):
+        def __init__(self):  # skips super().__init__()
+            self.w = dg.Variable(2.0)
+    model = Bare()
+
+    @dg.function
+    def apply(m, x):
+        return m.w * x
+    assert apply.get_concrete_function(model, dg.constant(1.0))(dg.constant(3.0)).numpy() == 6.0
+    assert apply(model, dg.constant(2.0)).numpy() == 4.0
+    assert model.trainable_variables[0] is model.w
+    assert repr(model).startswith("<") and "Bare object at 0x" in repr(model)   # TF: object's

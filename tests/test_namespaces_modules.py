@@ -13,7 +13,10 @@ import duograd as dg
 NAMESPACES = """nn math linalg random test autodiff debugging nest config errors keras
 keras.optimizers keras.optimizers.schedules optimizers train summary compat compat.v1
 compat.v1.train compat.v1.summary compat.v1.test compat.v1.nn compat.v1.math compat.v2
-compat.v2.nn""".split()
+compat.v2.nn compat.v1.losses compat.v1.layers compat.v1.metrics compat.v1.initializers
+compat.v1.random keras.initializers keras.losses keras.metrics initializers losses metrics
+config.threading config.experimental summary.experimental types types.experimental
+autograph distribute""".split()
 
 
 @pytest.mark.parametrize("dotted", NAMESPACES)

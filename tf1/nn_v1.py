@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..ops.array import array_ops
-from ..ops.nn import softmax_ops
+from ..ops.math import matmul_ops
+from ..ops.nn import nn_ops, softmax_ops
 from .deprecated_args import lookup
 
 
@@ -33,5 +34,10 @@ def softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
         array_ops.stop_gradient(labels), logits, axis=-1 if axis is None else axis, name=name)
 
 
-NN_NAMES = {"softmax_cross_entropy_with_logits": softmax_cross_entropy_with_logits,
+def xw_plus_b(x: Any, weights: Any, biases: Any, name: Optional[str] = None) -> Any:
+    """matmul(x, weights) + biases (TF1's op name `xw_plus_b`)."""
+    return nn_ops.bias_add(matmul_ops.matmul(x, weights), biases, name=name or "xw_plus_b")
+
+
+NN_NAMES = {"xw_plus_b": xw_plus_b,"softmax_cross_entropy_with_logits": softmax_cross_entropy_with_logits,
             "softmax_cross_entropy_with_logits_v2": softmax_cross_entropy_with_logits_v2}

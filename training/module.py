@@ -106,9 +106,6 @@ class Module:
                 children[key] = value
         return children
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self._name!r}>"
-
 
 def _is_variable(value: Any) -> bool:
     return isinstance(value, Variable)

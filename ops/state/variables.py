@@ -60,6 +60,24 @@ class EagerHandle:
         return f"<EagerHandle of {self.variable.name} id={self.tensor_id}>"
 
 
+# TF's process-wide variable kind (tf.compat.v1.disable_resource_variables, part of
+# disable_v2_behavior). duograd's variables are always resource variables; with the
+# switch off, graph variables print as TF1's reference variables (`dtype=float32_ref`).
+_RESOURCE_VARIABLES = [True]
+
+
+def enable_resource_variables() -> None:
+    _RESOURCE_VARIABLES[0] = True
+
+
+def disable_resource_variables() -> None:
+    _RESOURCE_VARIABLES[0] = False
+
+
+def resource_variables_enabled() -> bool:
+    return _RESOURCE_VARIABLES[0]
+
+
 class VariableMetaclass(type):
     """`Variable(...)` goes through the creators of `variable_creator_scope`, innermost
     first, as in TF (a distribution strategy mirrors the variables made in its scope)."""
@@ -373,7 +391,8 @@ class Variable(metaclass=VariableMetaclass):
         if self.created_eagerly and _state.graph is None:
             return (f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, "
                     f"numpy={value_repr(self._value)}>")
-        return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
+        suffix = "" if _RESOURCE_VARIABLES[0] else "_ref"
+        return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}{suffix}>"
 
     def __len__(self) -> int:
         return len(self.value())

@@ -17,13 +17,19 @@ from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape
 from ...grad_registry.registry import NotDifferentiable
+from . import media
 from .histogram import histogram_fields
 from .tensorboard_support import tb
 
 
 def summary_proto(plugin: str, tag: str, value: np.ndarray, description: str,
-                  buckets: Any) -> Any:
+                  buckets: Any, options: Any = None) -> Any:
     """A TF2-style Summary (a tensor with its plugin's metadata) for one value."""
+    if plugin == "images":
+        return media.image_summary(tag, value, description, options["max_outputs"])
+    if plugin == "audio":
+        return media.audio_summary(tag, value, description, options["max_outputs"],
+                                   options["sample_rate"])
     if plugin == "histograms":
         return tb("histogram_summary").histogram_pb(tag, value, buckets=buckets,
                                                     description=description or None)
@@ -45,10 +51,12 @@ def _text(value: np.ndarray) -> np.ndarray:
 
 
 def _write_kernel(resources: Any, step: np.ndarray, *tensor: np.ndarray, writer: Any, tag: str,
-                  plugin: str, description: str, buckets: Any, constant: Any = None) -> None:
+                  plugin: str, description: str, buckets: Any, constant: Any = None,
+                  options: Any = None) -> None:
     """Writes the tensor input, or (strings, which tensors cannot hold) the `constant` attr."""
     value = tensor[0] if tensor else constant
-    writer.write_summary(summary_proto(plugin, tag, value, description, buckets), int(step))
+    writer.write_summary(summary_proto(plugin, tag, value, description, buckets, options),
+                         int(step))
 
 
 def _no_outputs(inputs, attrs):

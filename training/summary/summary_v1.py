@@ -8,7 +8,9 @@ TensorBoard's graph dashboard.
 """
 from __future__ import annotations
 
+import logging
 import os
+import re
 from typing import Any, List, Optional
 
 import numpy as np
@@ -22,12 +24,26 @@ from .tensorboard_support import tb
 from .writer import SummaryWriter
 
 _state = context.state
+_log = logging.getLogger("duograd")
 SUMMARIES = "summaries"
+
+
+_ILLEGAL_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
+
+
+def clean_tag(name: str) -> str:
+    """TF1's summary name rule: characters other than letters, digits, `_-/.` become
+    `_`, and leading slashes go (`"loss value (avg)"` -> `"loss_value__avg_"`)."""
+    cleaned = _ILLEGAL_TAG_CHARACTERS.sub("_", name).lstrip("/")
+    if cleaned != name:
+        _log.info("Summary name %s is illegal; using %s instead.", name, cleaned)
+    return cleaned
 
 
 def _summary_op(op_def: Any, name: str, tensor: Any, collections: Optional[List[str]],
                 family: Optional[str]) -> Any:
     graph = _state.graph
+    name = clean_tag(name)
     base = f"{family}/{name}" if family else name
     if graph is None:  # eager: the serialized bytes (eager dg tensors hold no strings)
         return bytes(op_def.kernel(convert_to_tensor(tensor).numpy(), tag=base))

@@ -21,7 +21,7 @@ from ...ops.array.array_ops import identity
 from ...ops.dispatch import apply_op
 from .graph_def import graph_to_graph_def
 from .summary_ops import WRITE_SUMMARY
-from .writer import SummaryWriter, current_step, current_writer, get_step, set_step
+from .writer import SummaryWriter, current_step, current_writer
 
 _state = context.state
 DEFAULT_BUCKET_COUNT = 30
@@ -59,14 +59,14 @@ def _step_tensor(step: Any) -> Any:
 
 def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None,
           name: Optional[str] = None, plugin: str = "scalars", description: str = "",
-          buckets: Any = None) -> Any:
+          buckets: Any = None, options: Any = None) -> Any:
     """Writes `tensor` under `tag` at `step` to the default writer; returns a bool tensor
     (False when there is no default writer)."""
     writer = current_writer()
     if writer is None or not _recording():
         return constant(False)
     attrs = {"writer": writer, "tag": tag, "plugin": plugin, "description": description or "",
-             "buckets": buckets}
+             "buckets": buckets, "options": options}
     inputs: tuple
     if _is_text(tensor):  # strings travel as an attr: dg tensors hold no strings
         inputs = (_step_tensor(step),)
@@ -163,6 +163,23 @@ def text(name: str, data: Any, step: Any = None, description: Optional[str] = No
                  description=description or "")
 
 
+def image(name: str, data: Any, step: Any = None, max_outputs: int = 3,
+          description: Optional[str] = None) -> Any:
+    """Writes up to `max_outputs` images ([k, h, w, c]; floats in [0, 1] or uint8) as PNG."""
+    return write(_tag(name), convert_to_tensor(data), step, plugin="images",
+                 description=description or "", options={"max_outputs": int(max_outputs)})
+
+
+def audio(name: str, data: Any, sample_rate: Any, step: Any = None, max_outputs: int = 3,
+          encoding: Optional[str] = None, description: Optional[str] = None) -> Any:
+    """Writes up to `max_outputs` clips ([k, frames, channels] in [-1, 1]) as WAV."""
+    if encoding not in (None, "wav"):
+        raise ValueError(f"Unknown encoding: {encoding!r}")
+    return write(_tag(name), math_ops.cast(convert_to_tensor(data), dtypes.float32), step,
+                 plugin="audio", description=description or "",
+                 options={"max_outputs": int(max_outputs), "sample_rate": int(sample_rate)})
+
+
 def graph(graph_data: Any) -> bool:
     """Writes a graph (a dg.Graph, a dg.function's concrete function, or a GraphDef proto)
     for the graph dashboard; False when there is no default writer."""
@@ -188,16 +205,8 @@ def flush(writer: Optional[SummaryWriter] = None, name: Optional[str] = None) ->
         writer.flush()
 
 
-class _Experimental:
-    """dg.summary.experimental: the default step."""
-
-    get_step = staticmethod(get_step)
-    set_step = staticmethod(set_step)
-
-
-experimental = _Experimental()
 SUMMARY_NAMES = {"create_file_writer": create_file_writer, "SummaryWriter": SummaryWriter,
                  "scalar": scalar, "histogram": histogram, "text": text, "graph": graph,
-                 "write": write, "flush": flush, "experimental": experimental,
+                 "write": write, "flush": flush, "image": image, "audio": audio,
                  "record_if": record_if, "should_record_summaries": should_record_summaries,
                  "trace_on": trace_on, "trace_off": trace_off, "trace_export": trace_export}

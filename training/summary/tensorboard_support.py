@@ -18,6 +18,8 @@ _MODULES = {
     "scalar_metadata": "tensorboard.plugins.scalar.metadata",
     "histogram_summary": "tensorboard.plugins.histogram.summary_v2",
     "text_summary": "tensorboard.plugins.text.summary_v2",
+    "image_metadata": "tensorboard.plugins.image.metadata",
+    "audio_metadata": "tensorboard.plugins.audio.metadata",
 }
 _loaded: Dict[str, types.ModuleType] = {}
 
