@@ -22,6 +22,8 @@ from . import graph_import_ops as ops_table
 from .protos import decode_error, proto
 from .tensor_proto import dtype_from_enum, shape_from_proto, to_ndarray
 
+CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall")
+
 
 def parse_graph_def(data: Any, where: str = "GraphDef") -> Any:
     """A GraphDef message from a message or its serialized bytes (DataLossError if bad)."""
@@ -102,6 +104,8 @@ class _Importer:
         if len(self.nodes) != len(graph_def.node):
             raise ValueError("import_graph_def: the GraphDef names a node twice")
         self.outputs: Dict[str, Any] = {}  # node name -> outputs (list) or op
+        self.library_names = {f.signature.name for f in graph_def.library.function}
+        self._functions: Any = None
         self.constants: Dict[int, np.ndarray] = {}  # id(tensor) -> value
         self.op_type = ""
 
@@ -112,7 +116,10 @@ class _Importer:
                 raise InvalidArgumentError(None, None, f"import_graph_def: node {node.name} "
                                            f"has op type {node.op}, which is refused: "
                                            f"{ops_table.REFUSED[node.op]}")
-            if node.op not in ops_table.TRANSLATORS and not (
+            if node.op in CALL_OPS or node.op in self.library_names:
+                self._library().check(node.attr["f"].func.name if node.op in CALL_OPS
+                                      else node.op)
+            elif node.op not in ops_table.TRANSLATORS and not (
                     node.op in ops_table.SAME_SIGNATURE and node.op in op_defs):
                 raise InvalidArgumentError(None, None, f"import_graph_def: node {node.name} "
                                            f"has op type {node.op}, which duograd cannot "
@@ -146,6 +153,15 @@ class _Importer:
             raise InvalidArgumentError(None, None, "import_graph_def: the GraphDef has a cycle "
                                        f"(TF1 while loops are not imported), e.g. at {stuck}")
         return order
+
+    def _library(self) -> Any:
+        """The GraphDef's function library, run by function_run (made on first use)."""
+        if self._functions is None:
+            from .function_run import FunctionLibrary
+            self._functions = FunctionLibrary(self.graph_def.library,
+                                              proto("meta_graph_pb2").MetaGraphDef.MetaInfoDef(
+                                              ).stripped_op_list, "import_graph_def")
+        return self._functions
 
     def resolve(self, text: str, consumer: str) -> Any:
         source, index, control = _split_input(text)
@@ -190,6 +206,9 @@ class _Importer:
         from ..ops.dispatch import apply_op
         translate = ops_table.TRANSLATORS.get(node.op)
         try:
+            if node.op in CALL_OPS or node.op in self.library_names:
+                return self._library().call(attrs["f"] if node.op in CALL_OPS else node.op,
+                                            inputs)
             if translate is not None:
                 return translate(self, node.name, inputs, attrs)
             return apply_op(op_defs.lookup(node.op), inputs, {}, node.name)
