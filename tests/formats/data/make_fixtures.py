@@ -107,7 +107,7 @@ def saver_checkpoint():
         loss = tf.reduce_sum(tf.square(y), name="loss")
         step = tf.compat.v1.train.get_or_create_global_step()
         train = tf.compat.v1.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
-        saver = tf.compat.v1.train.Saver()
+        saver = tf.compat.v1.train.Saver(save_relative_paths=True)
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
             feed = {x: [[1.0, 2.0], [-0.5, 0.25]]}
