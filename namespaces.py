@@ -198,6 +198,8 @@ compat.v1.graph_util = _namespace("duograd.compat.v1.graph_util", extra={
     "import_graph_def": formats_api.import_graph_def, **formats_api.GRAPH_UTIL_NAMES})
 compat.v1.import_graph_def = formats_api.import_graph_def
 saved_model = _namespace("duograd.saved_model", extra=formats_api.SAVED_MODEL_NAMES)
+compat.v1.saved_model = _namespace("duograd.compat.v1.saved_model",
+                                   extra=formats_api.compat_v1_saved_model_names())
 
 
 # -- the public surface of `dg` ----------------------------------------------------

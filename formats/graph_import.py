@@ -95,9 +95,14 @@ def _canonical(key: str) -> str:
     return f"{node}:{index}"
 
 
+VARIABLE_NODE_OPS = ("VarHandleOp", "VariableV2", "Variable")
+
+
 class _Importer:
-    def __init__(self, graph_def: Any, input_map: Dict[str, Any]) -> None:
+    def __init__(self, graph_def: Any, input_map: Dict[str, Any],
+                 variables: Optional[Dict[str, Any]] = None) -> None:
         self.graph_def = graph_def
+        self.variables = dict(variables or {})  # variable node name -> dg.Variable
         self.input_map = {_canonical(k): v for k, v in input_map.items()}
         self.used_inputs: set = set()
         self.nodes = {node.name: node for node in graph_def.node}
@@ -112,6 +117,8 @@ class _Importer:
     def check(self) -> List[Any]:
         """The nodes in a topological order, after checking every op type and attr."""
         for node in self.graph_def.node:
+            if node.name in self.variables and node.op in VARIABLE_NODE_OPS:
+                continue
             if node.op in ops_table.REFUSED:
                 raise InvalidArgumentError(None, None, f"import_graph_def: node {node.name} "
                                            f"has op type {node.op}, which is refused: "
@@ -119,6 +126,8 @@ class _Importer:
             if node.op in CALL_OPS or node.op in self.library_names:
                 self._library().check(node.attr["f"].func.name if node.op in CALL_OPS
                                       else node.op)
+            elif node.op == "ReadVariableOp" and self.variables:
+                continue
             elif node.op not in ops_table.TRANSLATORS and not (
                     node.op in ops_table.SAME_SIGNATURE and node.op in op_defs):
                 raise InvalidArgumentError(None, None, f"import_graph_def: node {node.name} "
@@ -189,6 +198,9 @@ class _Importer:
     def build(self, order: List[Any]) -> None:
         import duograd as dg
         for node in order:
+            if node.name in self.variables and node.op in VARIABLE_NODE_OPS:
+                self.outputs[node.name] = [self.variables[node.name]]
+                continue
             where = f"node {node.name} ({node.op})"
             attrs = {key: attr_value(value, where) for key, value in node.attr.items()
                      if not key.startswith("_")}
@@ -209,6 +221,9 @@ class _Importer:
             if node.op in CALL_OPS or node.op in self.library_names:
                 return self._library().call(attrs["f"] if node.op in CALL_OPS else node.op,
                                             inputs)
+            if node.op in ("ReadVariableOp", "Identity") and inputs and \
+                    hasattr(inputs[0], "read_value"):  # a variable mapped by the caller
+                return inputs[0].read_value()
             if translate is not None:
                 return translate(self, node.name, inputs, attrs)
             return apply_op(op_defs.lookup(node.op), inputs, {}, node.name)
