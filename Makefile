@@ -7,19 +7,24 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint fuzz bench bench-peers bench-distributed conformance clean
 
 $(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "[setup 1/3] creating $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "[setup 2/3] upgrading pip"
+	@$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@echo "[setup 3/3] installing duograd (editable) with its test tools, tensorboard and MPI"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
 
 DEMO_STAMP := $(VENV)/.demo-installed
 
 $(DEMO_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -e '.[demo]'
-	touch $(DEMO_STAMP)
+	@echo "[setup] installing the demo extras (tqdm, tensorboard)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[demo]'
+	@touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(PY) examples/breast_cancer.py
+	@echo "[demo] running examples/breast_cancer.py"
+	@$(PY) examples/breast_cancer.py
 
 test: lint
 	$(PY) -m pytest
@@ -35,7 +40,7 @@ lint: $(STAMP)
 
 # Differential fuzzing with a large budget (DUOGRAD_FUZZ_EXAMPLES programs, default 3000).
 fuzz: $(STAMP)
-	DUOGRAD_FUZZ=1 $(PY) -m pytest tests/test_fuzz_programs.py -k random_programs
+	DUOGRAD_FUZZ=1 $(PY) -m pytest tests/ops/test_fuzz_programs.py -k random_programs
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run

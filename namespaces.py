@@ -1,216 +1,248 @@
-"""Sub-namespaces (dg.math, ...) and the mode-agnostic scope context managers."""
+"""Every public namespace of duograd, assembled in this one module.
+
+Each namespace (`dg.nn`, `dg.math`, `dg.keras.optimizers`, `dg.compat.v1.train`,
+...) is a real module, a `Namespace` registered in `sys.modules` under its dotted
+name, so `import duograd.compat.v1 as tf`, `from duograd.keras.optimizers import
+Adam` and `dg.nn is sys.modules['duograd.nn']` hold as in TensorFlow. A missing
+name raises `AttributeError: module 'duograd.keras' has no attribute 'layers'`,
+and `dir()` lists the public names only.
+
+Library code never imports from here: a name is imported from the module that
+owns it (the scope managers from `framework/scopes.py`, ops from `ops/`, ...).
+
+To add a namespace, add one line in its block below:
+    data = namespace("duograd.data", some_module, extra={"Dataset": Dataset})
+(it becomes `dg.data` / `import duograd.data` at once: `namespace` attaches it
+to its parent); to add names to an existing one, `extend(train, {...})`.
+"""
 from __future__ import annotations
 
-import contextlib
-import re
+import importlib.machinery
 import sys
-import types
-from typing import Any, Iterator, Optional, Sequence
+from types import ModuleType
+from typing import Any, Dict, Iterable, Optional
 
-from .eager import context
-from .ops import array_ops, indexed_slices_ops, math_ops, matmul_ops, reduction_ops
-from .ops import linalg_ops, matrix_diag_ops, norm_ops
-from .ops import math_extra
-from .ops import embedding_ops, math_only, nn_extra_ops, partition_ops, selection_ops
-from .ops import gradient_checker, gradient_checker_v1
-from .eager import forwardprop
-from .ops import conv_ops, nn_ops, pooling_ops, random_ops, softmax_ops
-from .eager import execution_mode
+from .framework import errors as errors_module
+from .eager import execution_mode, forwardprop
+from .framework import device_config, nest_api
 from .framework.interactive_session import InteractiveSession
 from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
-from .ops import init_ops, state_ops, variable_scope, variables
+from .ops.array import array_ops, indexed_slices_ops
+from .ops.math import math_ops, matmul_ops, reduction_ops
+from .ops.linalg import linalg_ops, matrix_diag_ops, norm_ops
+from .ops.math import math_extra
+from .ops.nn import embedding_ops, nn_extra_ops
+from .ops.math import math_only
+from .ops.array import partition_ops, selection_ops
+from .ops import gradient_checker, gradient_checker_v1
+from .ops.nn import conv_ops, nn_ops, pooling_ops, softmax_ops
+from .ops.random import random_ops
+from .ops.state import init_ops, state_ops, variable_scope, variables
+from .ops.debugging import check_ops
+from .ops.math import clip_norm_ops
+from .ops.functions import function_config, function_types
 from .ops.gradients_impl import gradients, hessians
-from .ops import check_ops
-from .framework import nest_api
-from .distribute import losses
+from .distribute import losses as distribute_losses
+from .training import optimizers as keras_optimizers, schedules as keras_schedules
+from .training import checkpoint_api
+from .training.keras import initializers as keras_initializers, losses as keras_losses
+from .training.keras import metrics as keras_metrics
+from .training.summary import summary_v1, summary_v2
+from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
+from .training.v1.optimizer import Optimizer as V1Optimizer
+from .tf1 import collections_v1, layers_v1, losses_v1, math_v1, nn_v1, queue_runners, random_v1
+from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, state_v1
+from . import data as data_package
+from .data import compat_v1 as data_v1
+from .formats import api as formats_api
 
-_state = context.state
+ROOT = "duograd"
 
 
-def _namespace(name: str, *modules: Any, extra: Optional[dict] = None) -> types.SimpleNamespace:
-    members = {}
+class Namespace(ModuleType):
+    """A public namespace of duograd: a module whose members come from the layers
+    that own them. `fallback` (a dotted name) answers names it lacks, as
+    `tf.compat.v1` answers every `tf` name it does not redefine."""
+
+    def __init__(self, name: str, members: Dict[str, Any], fallback: Optional[str] = None,
+                 doc: Optional[str] = None) -> None:
+        super().__init__(name, doc)
+        self.__spec__ = importlib.machinery.ModuleSpec(name, None)
+        self.__package__ = name
+        self.__dict__["_fallback"] = fallback
+        self.__dict__.update(members)
+
+    def __getattr__(self, name: str) -> Any:
+        fallback = self.__dict__.get("_fallback")
+        if fallback is not None and not name.startswith("_"):
+            try:
+                return getattr(sys.modules[fallback], name)
+            except AttributeError:
+                pass
+        raise AttributeError(f"module '{self.__name__}' has no attribute '{name}'")
+
+    def __dir__(self) -> list:
+        own = {key for key in self.__dict__ if not key.startswith("_")}
+        fallback = self.__dict__.get("_fallback")
+        if fallback is not None:
+            own |= set(dir(sys.modules[fallback]))
+        return sorted(own)
+
+
+def _register(name: str, space: ModuleType) -> None:
+    """Puts `space` in sys.modules under `name` and on its parent module."""
+    sys.modules[name] = space
+    parent, _, attribute = name.rpartition(".")
+    if parent in sys.modules:
+        setattr(sys.modules[parent], attribute, space)
+
+
+def _public(modules: Iterable[Any]) -> Dict[str, Any]:
+    members: Dict[str, Any] = {}
     for module in modules:
-        for key in getattr(module, "__all__", ()):
-            members[key] = getattr(module, key)
-    members.update(extra or {})
-    space = types.SimpleNamespace(**members)
-    space.__name__ = name
+        members.update({key: getattr(module, key) for key in getattr(module, "__all__", ())})
+    return members
+
+
+def namespace(name: str, *modules: Any, extra: Optional[Dict[str, Any]] = None,
+              fallback: Optional[str] = None) -> Namespace:
+    """A new public namespace: the `__all__` names of `modules`, then `extra`."""
+    space = Namespace(name, {**_public(modules), **(extra or {})}, fallback=fallback)
+    _register(name, space)
     return space
 
 
-math = _namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra, math_only,
-                  extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
-                         "where": array_ops.where, **partition_ops.MATH_NAMES})
-linalg = _namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops,
-                    extra=partition_ops.LINALG_NAMES)
-test = _namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
-nn = _namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
-                nn_extra_ops, extra={"top_k": selection_ops.top_k,
-                                     "compute_average_loss": losses.compute_average_loss})
-random = _namespace("duograd.random", random_ops)  # noqa: A001
-autodiff = _namespace("duograd.autodiff", forwardprop,
-                      extra={"GradientTape": forwardprop.GradientTape})
-debugging = _namespace("duograd.debugging", check_ops)
-nest = _namespace("duograd.nest", nest_api)
+def alias(name: str, space: ModuleType) -> ModuleType:
+    """Makes `space` (and its sub-namespaces) reachable under a second dotted name
+    too: `dg.optimizers`, `import duograd.optimizers.schedules`."""
+    prefix = space.__name__ + "."
+    for dotted, module in list(sys.modules.items()):
+        if dotted.startswith(prefix) and isinstance(module, Namespace):
+            sys.modules[name + "." + dotted[len(prefix):]] = module
+    _register(name, space)
+    return space
 
 
-@contextlib.contextmanager
-def name_scope(name: Optional[str]) -> Iterator[str]:
-    """A scope for op names in graph mode; in eager mode it prefixes variable names.
-
-    Eager mode follows TF2: names are not made unique, and a name ending in
-    '/' replaces the enclosing scope instead of nesting in it."""
-    graph = _state.graph
-    if graph is None:
-        outer = _state.name_scope
-        if not name:
-            scope = ""
-        elif name.endswith("/"):
-            scope = name
-        else:
-            scope = f"{outer}{name}/"
-        _state.name_scope = scope
-        try:
-            yield scope
-        finally:
-            _state.name_scope = outer
-        return
-    with graph.name_scope(name) as scope:
-        yield scope
+def extend(space: ModuleType, members: Dict[str, Any]) -> None:
+    """Adds names to a public namespace (sub-namespaces are attached by `namespace`)."""
+    for key, value in members.items():
+        setattr(space, key, value)
 
 
-_ROOT_SCOPE = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
-_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+# -- the core namespaces ---------------------------------------------------------
+errors = namespace("duograd.errors", errors_module)
+math = namespace("duograd.math", math_ops, reduction_ops, matmul_ops, math_extra, math_only,
+                 extra={"unsorted_segment_sum": indexed_slices_ops.unsorted_segment_sum,
+                        "where": array_ops.where, **partition_ops.MATH_NAMES})
+linalg = namespace("duograd.linalg", linalg_ops, matrix_diag_ops, norm_ops,
+                   extra={**partition_ops.LINALG_NAMES, "global_norm": clip_norm_ops.global_norm})
+test = namespace("duograd.test", gradient_checker_v1, gradient_checker)  # v2 wins
+nn = namespace("duograd.nn", nn_ops, softmax_ops, conv_ops, pooling_ops, embedding_ops,
+               nn_extra_ops, extra={"top_k": selection_ops.top_k,
+                                    "compute_average_loss": distribute_losses.compute_average_loss})
+random = namespace("duograd.random", random_ops)  # noqa: A001
+autodiff = namespace("duograd.autodiff", forwardprop,
+                     extra={"GradientTape": forwardprop.GradientTape})
+debugging = namespace("duograd.debugging", check_ops)
+nest = namespace("duograd.nest", nest_api)
+types = namespace("duograd.types")
+namespace("duograd.types.experimental", extra=function_types.EXPERIMENTAL_NAMES)
+config = namespace("duograd.config", function_config, extra={  # process-wide settings
+    **device_config.CONFIG_NAMES,
+    "experimental_run_functions_eagerly": function_config.run_functions_eagerly,
+    "experimental_functions_run_eagerly": function_config.functions_run_eagerly})
+namespace("duograd.config.threading", extra=device_config.THREADING_NAMES)
+namespace("duograd.config.experimental", extra=device_config.EXPERIMENTAL_NAMES)
 
+# -- training: Keras-style optimizers and schedules, TF1 train.*, checkpoints -------
+keras = namespace("duograd.keras")
+optimizers = namespace("duograd.keras.optimizers", keras_optimizers)
+namespace("duograd.keras.optimizers.schedules", keras_schedules)
+alias("duograd.optimizers", optimizers)  # tf.optimizers is tf.keras.optimizers
+initializers = alias("duograd.initializers",
+                     namespace("duograd.keras.initializers", extra=keras_initializers.NAMES))
+losses = alias("duograd.losses", namespace("duograd.keras.losses", extra=keras_losses.NAMES))
+metrics = alias("duograd.metrics", namespace("duograd.keras.metrics", extra=keras_metrics.NAMES))
 
-def name_scope_v2(name: str) -> Any:
-    """TF2's `tf.name_scope`: the name must be a string (ValueError otherwise), and
-    while a graph is built a valid op-name prefix. `name_scope` (TF1's rules,
-    None resets the scope) serves the library's own code."""
-    if not isinstance(name, str):
-        raise ValueError(f"name for name_scope must be a string, got {name!r}")
-    graph = _state.graph
-    if graph is not None and name and not name.endswith("/"):
-        pattern = _SCOPE if graph.get_name_scope() else _ROOT_SCOPE
-        if not pattern.match(name):
-            raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match "
-                             f"the pattern {pattern.pattern}")
-    return name_scope(name)
+_TRAIN_V1 = {**_public([v1_optimizers, training_util, learning_rate_decay]),
+             "Optimizer": V1Optimizer}
+train = namespace("duograd.train", extra={**_TRAIN_V1, **checkpoint_api.CHECKPOINT_NAMES})
 
+# -- summaries (training/summary/) ---------------------------------------------------
+summary = namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
 
-@contextlib.contextmanager
-def control_dependencies(control_inputs: Optional[Sequence[Any]]) -> Iterator[None]:
-    """Ops built inside run after `control_inputs` (eager mode: already done)."""
-    graph = _state.graph
-    if graph is None:
-        yield
-        return
-    with graph.control_dependencies(control_inputs):
-        yield
+# -- dg.compat: tf.compat.v1 and tf.compat.v2 ----------------------------------------
+# tf.compat.v1 holds (nearly) all of tf's names plus TF1's graph-mode API: its
+# namespace lists the TF1 names and answers every other name from `duograd`.
+compat = namespace("duograd.compat")
+v1 = namespace("duograd.compat.v1", init_ops, state_ops, variable_scope, execution_mode, extra=dict(
+    placeholder=array_ops.placeholder, Session=Session, InteractiveSession=InteractiveSession,
+    gradients=gradients, hessians=hessians, get_default_graph=get_default_graph,
+    get_default_session=get_default_session, reset_default_graph=reset_default_graph,
+    global_variables_initializer=variables.global_variables_initializer,
+    variables_initializer=variables.variables_initializer,
+    initialize_all_variables=variables.global_variables_initializer,
+    global_variables=variables.global_variables,
+    trainable_variables=variables.trainable_variables, **math_v1.NAMES, **random_v1.NAMES,
+    **session_config.NAMES, **collections_v1.NAMES, **state_v1.NAMES,
+    **initializers_v1.TOP_LEVEL), fallback=ROOT)
+namespace("duograd.compat.v1.initializers", extra=initializers_v1.INITIALIZERS)
+namespace("duograd.compat.v1.math", extra=math_v1.MATH_NAMES, fallback="duograd.math")
+namespace("duograd.compat.v1.random", extra=random_v1.RANDOM_NAMES, fallback="duograd.random")
+namespace("duograd.compat.v1.nn", extra=nn_v1.NN_NAMES, fallback="duograd.nn")
+namespace("duograd.compat.v1.losses", extra=losses_v1.NAMES)
+namespace("duograd.compat.v1.layers", extra=layers_v1.NAMES)
+namespace("duograd.compat.v1.metrics", extra=metrics_v1.NAMES)
+namespace("duograd.compat.v1.test", fallback="duograd.test", extra={
+    "compute_gradient": gradient_checker_v1.compute_gradient,
+    "compute_gradient_error": gradient_checker_v1.compute_gradient_error})
+namespace("duograd.compat.v1.train", extra={
+    **_TRAIN_V1, **checkpoint_api.COMPAT_V1_CHECKPOINT_NAMES, **queue_runners.NAMES})
+namespace("duograd.compat.v1.summary", extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
+v2 = namespace("duograd.compat.v2", fallback=ROOT)
 
+# -- dg.data is a real package (data/); TF1's iterator functions in compat.v1.data ----
+namespace("duograd.compat.v1.data", extra=data_v1.NAMES, fallback="duograd.data")
+alias("duograd.compat.v2.data", data_package)
 
-@contextlib.contextmanager
-def device(name: Optional[str]) -> Iterator[None]:
-    """Recorded on graph ops; has no effect on where they run."""
-    graph = _state.graph
-    if graph is None:
-        yield
-        return
-    with graph.device(name):
-        yield
+# TF1 names of TF2 functions (tf.compat.v1.matrix_inverse is tf.linalg.inv, ...)
+extend(v1, {old: getattr(sys.modules[f"{ROOT}.{space}" if space else ROOT], new)
+            for old, (space, new) in aliases_v1.V1_ALIASES.items()})
 
-
-# dg.config: process-wide settings (run_functions_eagerly).
-from .ops import function_config  # noqa: E402 - kept beside the namespace it fills
-config = _namespace("duograd.config", function_config)
-
-
-# -- dg.compat: tf.compat.v1 and tf.compat.v2 ----------------------------------
-# tf.compat.v1 holds (nearly) all of tf's names plus TF1's graph-mode API; its
-# namespace here lists the TF1 names and answers every other name from the dg
-# package itself. To add TF1 names (e.g. `train`, `summary`), add them to
-# `_V1_NAMES` or to `compat.v1` in this one place.
-class FallbackNamespace(types.SimpleNamespace):
-    """A namespace whose missing names come from another object (`dg` by default)."""
-
-    def __init__(self, name: str, parent: Optional[str] = None, **members: Any) -> None:
-        super().__init__(**members)
-        object.__setattr__(self, "_parent_path", parent)
-        self.__name__ = name
-
-    def _parent(self) -> Any:
-        target: Any = sys.modules["duograd"]
-        for part in self._parent_path.split(".") if self._parent_path else ():
-            target = getattr(target, part)
-        return target
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return getattr(self._parent(), name)
-        except AttributeError:
-            raise AttributeError(f"module '{self.__name__}' has no attribute '{name}'") from None
-
-    def __dir__(self) -> list:
-        own = [k for k in self.__dict__ if not k.startswith("_")]
-        return sorted(set(own) | set(dir(self._parent())))
-
-
-def _compat_v1() -> FallbackNamespace:
-    names = {}
-    for module in (init_ops, state_ops, variable_scope, execution_mode):
-        names.update({key: getattr(module, key) for key in module.__all__})
-    names.update(
-        placeholder=array_ops.placeholder, Session=Session, InteractiveSession=InteractiveSession,
-        gradients=gradients, hessians=hessians, get_default_graph=get_default_graph,
-        get_default_session=get_default_session, reset_default_graph=reset_default_graph,
-        global_variables_initializer=variables.global_variables_initializer,
-        variables_initializer=variables.variables_initializer,
-        initialize_all_variables=variables.global_variables_initializer,
-        global_variables=variables.global_variables,
-        trainable_variables=variables.trainable_variables,
-        test=FallbackNamespace("duograd.compat.v1.test", "test",
-                               compute_gradient=gradient_checker_v1.compute_gradient,
-                               compute_gradient_error=gradient_checker_v1.compute_gradient_error))
-    return FallbackNamespace("duograd.compat.v1", **names)
-
-
-compat = types.SimpleNamespace(v1=_compat_v1(), v2=FallbackNamespace("duograd.compat.v2"))
-compat.__name__ = "duograd.compat"
-
-
-# -- Summaries (training/summary/): dg.summary and dg.compat.v1.summary ----------------------
-from .training.summary import summary_v1, summary_v2  # noqa: E402
-
-summary = _namespace("duograd.summary", extra=summary_v2.SUMMARY_NAMES)
-compat.v1.summary = _namespace("duograd.compat.v1.summary",
-                               extra=summary_v1.COMPAT_V1_SUMMARY_NAMES)
-
-
-# -- TensorFlow's file formats (formats/api.py): GraphDef import/export, graph_util --------
-from .formats import api as formats_api  # noqa: E402
-
-io = _namespace("duograd.io", extra=formats_api.IO_NAMES)
-graph_util = _namespace("duograd.graph_util", extra={
-    "import_graph_def": formats_api.import_graph_def})
-compat.v1.graph_util = _namespace("duograd.compat.v1.graph_util", extra={
+# -- TensorFlow's files (formats/): GraphDef import/export, graph_util, SavedModel -----
+io = namespace("duograd.io", extra=formats_api.IO_NAMES)
+graph_util = namespace("duograd.graph_util",
+                       extra={"import_graph_def": formats_api.import_graph_def})
+namespace("duograd.compat.v1.graph_util", extra={
     "import_graph_def": formats_api.import_graph_def, **formats_api.GRAPH_UTIL_NAMES})
-compat.v1.import_graph_def = formats_api.import_graph_def
-saved_model = _namespace("duograd.saved_model", extra=formats_api.SAVED_MODEL_NAMES)
-compat.v1.saved_model = _namespace("duograd.compat.v1.saved_model",
-                                   extra=formats_api.compat_v1_saved_model_names())
+saved_model = namespace("duograd.saved_model", extra=formats_api.SAVED_MODEL_NAMES)
+namespace("duograd.compat.v1.saved_model",
+          extra={**formats_api.SAVED_MODEL_NAMES, "load": formats_api.load_v1})
+namespace("duograd.compat.v1.saved_model.loader", extra={"load": formats_api.load_v1})
+namespace("duograd.compat.v1.saved_model.tag_constants", extra=formats_api.TAG_CONSTANTS)
+extend(v1, {"import_graph_def": formats_api.import_graph_def})
+extend(sys.modules["duograd.compat.v1.train"], formats_api.IO_NAMES)
+
+# -- keep this block last: every top-level namespace is also a compat.v1/v2 module --
+TOP_LEVEL = {name: value for name, value in dict(globals()).items()
+             if isinstance(value, Namespace) and value.__name__.count(".") == 1}
+for _name, _space in TOP_LEVEL.items():
+    for _compat in (v1, v2):
+        if _name != "compat" and f"{_compat.__name__}.{_name}" not in sys.modules:
+            alias(f"{_compat.__name__}.{_name}", _space)
+
 
 
 # -- the public surface of `dg` ----------------------------------------------------
-PUBLIC_MODULES = ("errors", "autograph", "distribute")   # modules that are API (no other is)
+PUBLIC_MODULES = ("autograph", "data", "distribute")   # real packages that are API (no other is)
 
 
 def public_names(package_globals: dict) -> list:
     """What `dir(dg)` and `dg.__all__` list: the API, without implementation modules
     (`ops`, `framework`, `math_grad`, ...), which importing a submodule can re-add."""
     return sorted(name for name, value in package_globals.items()
-                  if not name.startswith("_") and (not isinstance(value, types.ModuleType)
+                  if not name.startswith("_") and (not isinstance(value, ModuleType)
+                                                   or isinstance(value, Namespace)
                                                    or name in PUBLIC_MODULES))
 
 
@@ -218,7 +250,7 @@ def hide_implementation_modules(package_globals: dict) -> None:
     """Drops the package attributes that name implementation submodules (they stay
     importable: `from duograd.ops import ...` finds them in sys.modules)."""
     for name, value in list(package_globals.items()):
-        if isinstance(value, types.ModuleType) and not name.startswith("_") \
-                and name not in PUBLIC_MODULES and \
+        if isinstance(value, ModuleType) and not isinstance(value, Namespace) \
+                and not name.startswith("_") and name not in PUBLIC_MODULES and \
                 value.__name__.startswith(package_globals["__name__"] + "."):
             del package_globals[name]

@@ -24,9 +24,9 @@ import textwrap
 import types
 from typing import Any, Callable, Dict, Optional
 
-from ..ops.cond_ops import cond
-from ..ops.functional_ops import map_fn, scan
-from ..ops.while_loop_ops import while_loop
+from ..ops.control_flow.cond_ops import cond
+from ..ops.control_flow.functional_ops import map_fn, scan
+from ..ops.control_flow.while_loop_ops import while_loop
 from . import operators
 from .transformer import AG, Namer, all_names, convert_function_def, function_def
 
@@ -130,6 +130,10 @@ def _convert_code(fn: types.FunctionType) -> Optional[types.CodeType]:
     _strip_evaluated_parts(node)
     convert_function_def(node, Namer(all_names(node) | {AG}),
                          class_cell="__class__" in fn.__code__.co_freevars)
+    # Compiled under another name, so that the factory's `def` does not bind the
+    # function's own name: a recursive call finds the function where Python would.
+    original_name = node.name
+    node.name = f"{AG}converted_{original_name}"
     factory = _factory(node, fn.__code__.co_freevars)
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     try:
@@ -139,6 +143,7 @@ def _convert_code(fn: types.FunctionType) -> Optional[types.CodeType]:
                      fn.__qualname__, error)
         return None
     code = _find_code(compiled, node.name, factory.name).replace(co_name=fn.__code__.co_name)
+    node.name = original_name
     _produced.update(_all_codes(code))
     _sources[code] = ast.unparse(node)
     return code

@@ -18,14 +18,15 @@ from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
-from ..ops.cond_ops import cond
+from ..ops.control_flow.cond_ops import cond
 from ..ops.constant_op import convert_to_tensor, is_tensor
-from ..ops.creation_ops import range as tensor_range
-from ..ops.tensor_array_ops import TensorArray
-from ..ops.while_loop_ops import while_loop
-from ..namespaces import control_dependencies
-from ..ops import array_ops, math_ops
-from ..ops.check_ops import Assert
+from ..ops.array.creation_ops import range as tensor_range
+from ..ops.control_flow.tensor_array_ops import TensorArray
+from ..ops.control_flow.while_loop_ops import while_loop
+from ..framework.scopes import control_dependencies
+from ..ops.array import array_ops
+from ..ops.math import math_ops
+from ..ops.debugging.check_ops import Assert
 
 _state = context.state
 
@@ -203,6 +204,10 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]],
              set_state: Callable[[tuple], None], names: Sequence[str],
              opts: Optional[dict] = None) -> None:
     """A `for` loop over a tensor, a `dg.range`, a TensorArray or a Python iterable."""
+    graph_iterator = getattr(iterable, "graph_iterator", None)  # a dg.data.Dataset
+    if _state.graph is not None and graph_iterator is not None:
+        _dataset_loop(graph_iterator(), extra_test, body, get_state, set_state, names, opts)
+        return
     if _state.graph is not None and (is_tensor(iterable) or isinstance(iterable, TensorArray)):
         start, limit, delta, element = _iteration(iterable)
 
@@ -226,6 +231,26 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]],
         if extra_test is not None and not extra_test():
             break
         body(target)
+
+
+def _dataset_loop(iterator: Any, extra_test: Optional[Callable[[], Any]],
+                  body: Callable[[Any], None], get_state: Callable[[], tuple],
+                  set_state: Callable[[tuple], None], names: Sequence[str],
+                  opts: Optional[dict]) -> None:
+    """A `for` over a dataset as one while_loop: each test fetches the next element
+    (`iterator.has_next()`), the body reads it (`iterator.fetched()`), as TF's loop
+    over a dataset's iterator does; the dataset is iterated afresh at each run."""
+    def loop_test(_: Any) -> Any:
+        more = iterator.has_next()
+        if extra_test is None:
+            return more
+        extra = extra_test()
+        if is_tensor(extra):
+            return math_ops.logical_and(extra, more)   # `break` ends before fetching
+        return more if extra else math_ops.logical_and(more, False)
+
+    _staged_loop(loop_test, lambda _: body(iterator.fetched()), get_state, set_state, names,
+                 lambda: body(iterator.fetched()), None, opts)
 
 
 def _iteration(iterable: Any):

@@ -132,7 +132,10 @@ def main() -> int:
                             "--out", out], check=True)
             with open(out, "rb") as f:
                 results[backend] = pickle.load(f)
-    return compare(results["tf"], results["dg"])
+    status = compare(results["tf"], results["dg"])
+    sys.path.insert(0, HERE)
+    import program_corpus   # the corpus of whole programs (conformance/programs/)
+    return max(status, program_corpus.main([]))
 
 
 if __name__ == "__main__":

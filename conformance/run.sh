@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make conformance: builds .venv-conformance (tensorflow-cpu 2.21.0, absl-py, duograd
-# editable), runs TensorFlow's own gradient tests through ../shared/tfsuite (the
+# editable with its tensorboard extra), runs TensorFlow's own gradient tests through ../shared/tfsuite (the
 # six files of issue 10 and the control-flow ones, unmodified, TF's test files
 # fetched into ~/.cache/tfsuite/src as ../shared/tfsuite/README.md says), then
-# the differential suite of conformance/run.py; prints both summaries. Fails
+# the differential suite of conformance/run.py and the program corpus
+# (conformance/program_corpus.py, conformance/programs/); prints both summaries. Fails
 # when the differential suite finds a difference or the test files are missing.
 set -u
 cd "$(dirname "$0")/.."
@@ -14,12 +15,13 @@ PIP="$PY -m pip install --quiet --disable-pip-version-check"
 TFSUITE="${TFSUITE:-../shared/tfsuite}"   # the runner beside this checkout (override: TFSUITE=...)
 SRC="${TFSUITE_SRC:-$HOME/.cache/tfsuite/src}"
 
-if [ ! -f "$VENV/.conformance-installed" ]; then
+if [ ! -f "$VENV/.conformance-installed-2" ]; then
     [ -x "$PY" ] || "$PYTHON" -m venv "$VENV" || { echo "cannot create $VENV"; exit 1; }
     $PIP --upgrade pip >/dev/null 2>&1 || true
     $PIP "tensorflow-cpu==2.21.0" absl-py || { echo "tensorflow-cpu 2.21.0 failed to install"; exit 1; }
-    $PIP -e . || { echo "duograd failed to install into $VENV"; exit 1; }
-    touch "$VENV/.conformance-installed"
+    # the program corpus writes TensorBoard summaries: duograd's `tensorboard` extra
+    $PIP -e '.[tensorboard]' || { echo "duograd failed to install into $VENV"; exit 1; }
+    touch "$VENV/.conformance-installed-2"
 fi
 
 status=0

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ..grad_registry.registry import NotDifferentiable, RegisterGradient
-from ..ops.array_ops import zeros_like
+from ..ops.array.array_ops import zeros_like
 from ..framework.indexed_slices import IndexedSlices
-from ..ops.indexed_slices_ops import densify
+from ..ops.array.indexed_slices_ops import densify
 from .collective_ops import ALL_REDUCE, BROADCAST, REPLICA_ID, all_reduce_tensors
 
 

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, List
 import numpy as np
 
 from ..framework import nest
+from ..ops.constant_op import convert_to_tensor
 from .values import regroup
 
 
@@ -72,6 +73,18 @@ def shard_batch(batch: Any, num_replicas: int) -> List[Any]:
     return shards
 
 
+def _unknown_batch(spec: Any) -> Any:
+    dims = spec.shape.dims
+    if not dims:
+        return spec
+    return type(spec)([None] + list(dims[1:]), spec.dtype)
+
+
+def _empty_like(leaf: Any) -> Any:
+    empty = np.asarray(leaf)[:0]
+    return convert_to_tensor(empty) if hasattr(leaf, "numpy") else empty
+
+
 class DistributedDataset:
     """Iterates a dataset's global batches, giving each replica its shard.
 
@@ -85,10 +98,22 @@ class DistributedDataset:
         self._num_replicas = num_replicas
         self._local = local_replicas
 
+    @property
+    def element_spec(self) -> Any:
+        """A dg.data dataset's spec with the batch dimension unknown (a replica's share)."""
+        spec = getattr(self._dataset, "element_spec", None)
+        if spec is None:
+            raise AttributeError("element_spec is known for a dg.data.Dataset input only")
+        return nest.map_structure(_unknown_batch, spec)
+
     def __iter__(self) -> Iterator[Any]:
+        # a dg.data.Dataset's shards are tensors (as TF's); other iterables keep theirs
+        as_tensors = hasattr(self._dataset, "element_spec")
         for batch in self._dataset:
             shards = shard_batch(batch, self._num_replicas)
             local = [shards[i] for i in self._local]
+            if as_tensors:
+                local = [nest.map_structure(convert_to_tensor, shard) for shard in local]
             yield regroup(local)  # a nest of PerReplica, as TF's distributed iterators
 
 
@@ -111,5 +136,11 @@ class DatasetsFromFunction:
                 try:
                     batches.append(next(iterator))
                 except StopIteration:
-                    return
+                    break
+            if not batches:
+                return
+            # the pipeline ran out part-way through a step: the remaining replicas get
+            # empty batches of the same structure (TF 2.21: [[8, 9], []])
+            while len(batches) < self._local:
+                batches.append(nest.map_structure(_empty_like, batches[0]))
             yield regroup(batches)

@@ -5,11 +5,11 @@ from typing import Any, Optional
 
 from ..framework.errors import InvalidArgumentError
 from ..ops.constant_op import convert_to_tensor
-from ..ops.math_ops import cast, multiply
-from ..ops.special_math_ops import divide_no_nan
-from ..ops.array_ops import shape
+from ..ops.math.math_ops import cast, multiply
+from ..ops.math.special_math_ops import divide_no_nan
+from ..ops.array.array_ops import shape
 from ..eager.eager_tensor import EagerTensor
-from ..ops.reduction_ops import reduce_sum
+from ..ops.math.reduction_ops import reduce_sum
 from .strategy import get_strategy, has_strategy, in_cross_replica_context
 
 

@@ -11,7 +11,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..ops.variables import Variable
+from ..ops.state.variables import Variable
 
 
 class MirroredVariable(Variable):

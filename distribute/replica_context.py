@@ -13,7 +13,7 @@ from typing import Any, List, Optional
 
 from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
-from ..ops.indexed_slices_ops import densify
+from ..ops.array.indexed_slices_ops import densify
 from .collective_ops import all_reduce_tensors, replica_id_tensor
 from .reduce_op import as_reduce_op
 

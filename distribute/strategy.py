@@ -12,11 +12,11 @@ import contextlib
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..framework import nest
-from ..ops.array_ops import shape
+from ..ops.array.array_ops import shape
 from ..ops.constant_op import convert_to_tensor
-from ..ops.math_ops import cast
-from ..ops.reduction_ops import reduce_sum
-from ..ops.variables import variable_creator_scope
+from ..ops.math.math_ops import cast
+from ..ops.math.reduction_ops import reduce_sum
+from ..ops.state.variables import variable_creator_scope
 from .collective_ops import all_reduce_tensors
 from .engine import OneReplicaEngine
 from .input_lib import DatasetsFromFunction, DistributedDataset, InputContext

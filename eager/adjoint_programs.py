@@ -45,7 +45,7 @@ from ..framework.graph import Graph, SymbolicTensor
 from ..framework.registry import gradient_functions
 from ..framework.session import compile_plan
 from ..framework.tensor_shape import TensorShape
-from ..ops.array_ops import placeholder
+from ..ops.array.array_ops import placeholder
 from .eager_tensor import EagerTensor
 from .imperative_grad import fill_absent_output_grads
 from .tape import TapeEntry, fields

@@ -14,7 +14,7 @@ from ..framework.gc_pause import hold_gc
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
-from ..ops import array_ops, join_ops
+from ..ops.array import array_ops, join_ops
 from ..ops.constant_op import convert_to_tensor
 from . import context
 from .imperative_grad import imperative_grad

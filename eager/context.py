@@ -44,6 +44,8 @@ class _ContextState(threading.local):
         # (`dg.summary.experimental.set_step`), per thread as in TF.
         self.summary_writers: List[Any] = []
         self.summary_step: Any = None
+        self.summary_record_if: Any = True      # dg.summary.record_if's condition
+        self.summary_trace: Optional[List[Any]] = None  # graphs traced since summary.trace_on
         # This thread's compiled vectorised backward passes (eager/jacobian_plans.py's
         # JacobianPlanCache), made on the first eager jacobian/hessian; lives as the thread.
         self.jacobian_plans: Any = None

@@ -9,6 +9,7 @@ from ..framework.dtypes import DType, from_numpy, resource
 from ..framework.tensor import (UNHASHABLE_TENSOR, Reference, Tensor, call_operator,
                                 new_tensor_id)
 from ..framework.tensor_shape import TensorShape, shape_from_dims
+from ..framework.value_text import format_value, value_repr, value_str
 
 
 class EagerTensor(Tensor):
@@ -123,9 +124,14 @@ class EagerTensor(Tensor):
         return Reference(self)
 
     def __str__(self) -> str:
-        return f"tf.Tensor({np.asarray(self.array)}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"tf.Tensor({value_str(self.array)}, shape={self.shape}, dtype={self.dtype.name})"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={value_repr(self.array)}>")
+
+    def __format__(self, format_spec: str) -> str:
+        return format_value(self.array, format_spec)
 
     def __reduce__(self):
         return EagerTensor, (self.array,)

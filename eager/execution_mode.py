@@ -36,8 +36,22 @@ def enable_eager_execution(config: Any = None, device_policy: Any = None,
     disabled.pop()
 
 
+def disable_v2_behavior() -> None:
+    """TF1 behaviour for a TF1 program's first line: graphs and Session.run.
+
+    Only eager execution changes here: duograd has one TensorShape, one control
+    flow and resource variables in both, which TF1 programs accept as they are."""
+    disable_eager_execution()
+
+
+def enable_v2_behavior() -> None:
+    """Undoes disable_v2_behavior (eager execution again)."""
+    enable_eager_execution()
+
+
 def _disabled() -> List[Any]:
     return _state.eager_disabled_graphs
 
 
-__all__ = ["disable_eager_execution", "enable_eager_execution"]
+__all__ = ["disable_eager_execution", "enable_eager_execution", "disable_v2_behavior",
+           "enable_v2_behavior"]

@@ -25,7 +25,8 @@ from ..framework.registry import gradient_functions
 from ..framework.tensor import Tensor
 from ..grad_registry.jvp_rules import get_jvp_rule
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
-from ..ops import array_ops, math_ops, reduction_ops
+from ..ops.array import array_ops
+from ..ops.math import math_ops, reduction_ops
 from ..ops.constant_op import convert_to_tensor
 from . import context
 from .backprop import GradientTape

@@ -17,7 +17,7 @@ from ..framework.registry import gradient_functions
 from ..grad_registry.registry import accepts_none, get_gradient_function
 from .eager_tensor import EagerTensor
 from .tape import entry_view
-from ..ops import array_ops
+from ..ops.array import array_ops
 
 # Sum a tensor's pending gradients early once this many, this large, pile up.
 # TensorFlow waits for 4 parts and 128 MiB; summing as soon as two parts total

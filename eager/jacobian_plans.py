@@ -67,9 +67,9 @@ from ..framework.graph import Graph
 from ..framework.registry import gradient_functions
 from ..framework.session import compile_plan, run_plan
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops
-from ..ops.pfor import Converter, OneHot, densified, finish
-from ..ops.variables import EagerHandle
+from ..ops.array import array_ops
+from ..ops.parallel_for.pfor import Converter, OneHot, densified, finish
+from ..ops.state.variables import EagerHandle
 from . import context
 from .eager_tensor import EagerTensor
 from .imperative_grad import imperative_grad

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..framework.func_graph import FuncGraph, tracing
 from ..ops.constant_op import constant
-from ..ops.pfor import Converter, OneHot, densified, finish
+from ..ops.parallel_for.pfor import Converter, OneHot, densified, finish
 from . import context
 from .imperative_grad import imperative_grad
 from .jacobian_plans import plan_cache, plans_allowed

@@ -1,8 +1,11 @@
 """Train an MLP (30-16-1, tanh, logistic loss) on breast-cancer data as users do:
-a `dg.Module`, the Adam optimizer, a CheckpointManager the run resumes from,
-TensorBoard summaries and a tqdm progress bar, in eager mode (a `dg.function`
-train step) and in graph mode (TF1 style: `dg.gradients`, a Session, a
-FileWriter with the graph).
+a `dg.Module`, the Adam optimizer, a `dg.data` input pipeline, a CheckpointManager
+the run resumes from, TensorBoard summaries and a tqdm progress bar, in eager
+mode (a `dg.function` train step fed by iterating the dataset) and in graph mode
+(TF1 style: `dg.gradients`, a one-shot iterator's `get_next()`, a Session, a
+FileWriter with the graph). Each step trains on the whole training set (one
+batch of all of it, repeated), so that both modes and the resumed runs follow
+the same trajectory bit for bit.
 
 Each mode trains three times: uninterrupted for STEPS steps; then "killed"
 after INTERRUPT_AT steps; then restarted from the latest checkpoint up to
@@ -76,6 +79,11 @@ def logistic_loss(z, y):
         return dg.reduce_mean(dg.maximum(z, 0.0) - z * y + dg.log1p(dg.exp(-dg.abs(z))))
 
 
+def training_batches(x: np.ndarray, y: np.ndarray):
+    """The input pipeline: the training set as one batch, again and again."""
+    return dg.data.Dataset.from_tensor_slices((x, y)).batch(len(x)).repeat()
+
+
 def accuracy(z: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((z > 0) == (y > 0.5)))
 
@@ -107,9 +115,10 @@ def train_eager(data, ckpt_dir: str, logdir: str, stop_at: int = STEPS):
         return loss
 
     losses: List[float] = []
-    inputs, labels = dg.constant(x), dg.constant(y)
+    batches = iter(training_batches(x, y))
     with writer.as_default():
         for step in progress(range(start, stop_at), start, "eager"):
+            inputs, labels = next(batches)
             losses.append(float(train_step(inputs, labels)))
             if (step + 1) % SAVE_EVERY == 0:
                 manager.save(checkpoint_number=step + 1)
@@ -122,11 +131,12 @@ def train_graph(data, ckpt_dir: str, logdir: str, stop_at: int = STEPS):
     x, y, x_test, y_test = data
     graph = dg.Graph()
     with graph.as_default():
-        inputs = dg.placeholder(dg.float64, [None, x.shape[1]], name="x")
-        labels = dg.placeholder(dg.float64, [None, 1], name="y")
+        iterator = dg.compat.v1.data.make_one_shot_iterator(training_batches(x, y))
+        inputs, labels = iterator.get_next()
         model = MLP(x.shape[1])
         optimizer = dg.keras.optimizers.Adam(LEARNING_RATE)
         logits = model(inputs)
+        test_logits = model(dg.constant(x_test))
         loss = logistic_loss(logits, labels)
         grads = dg.gradients(loss, list(model.trainable_variables))
         train_op = optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
@@ -141,15 +151,14 @@ def train_graph(data, ckpt_dir: str, logdir: str, stop_at: int = STEPS):
         manager.restore_or_initialize()  # into the default session
         start = int(sess.run(optimizer.iterations))
         writer = dg.compat.v1.summary.FileWriter(logdir, graph)
-        feeds = {inputs: x, labels: y}
         for step in progress(range(start, stop_at), start, "graph"):
-            loss_value, summary, _ = sess.run([loss, summaries, train_op], feeds)
+            loss_value, summary, _ = sess.run([loss, summaries, train_op])
             writer.add_summary(summary, step)
             losses.append(float(loss_value))
             if (step + 1) % SAVE_EVERY == 0:
                 manager.save(checkpoint_number=step + 1)
         writer.close()
-        test_accuracy = accuracy(sess.run(logits, {inputs: x_test}), y_test)
+        test_accuracy = accuracy(sess.run(test_logits), y_test)
     return losses, test_accuracy, start
 
 

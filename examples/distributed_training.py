@@ -5,8 +5,9 @@ The same script runs on one process or many:
     python examples/distributed_training.py                 # one replica
     mpiexec -n 2 python examples/distributed_training.py    # two replicas (MPI)
 
-Each step, every replica takes its shard of the full training batch
-(`experimental_distribute_dataset`), computes its gradients of the loss scaled
+Each step, every replica takes its shard of the full training batch (a `dg.data`
+pipeline given to `experimental_distribute_dataset`, which shards it by worker as
+TF's auto-shard policy DATA does), computes its gradients of the loss scaled
 by the global batch size (`dg.nn.compute_average_loss`), the replicas sum them
 with one fused all-reduce, and the demo's Adam optimizer applies the sum: the
 demo's full-batch training, data-parallel. Every run prints the same final loss
@@ -52,11 +53,12 @@ def main() -> None:
         optimizer.apply_gradients(zip(grads, params, strict=True))
         return loss
 
-    dataset = strategy.experimental_distribute_dataset([(x, y)] * STEPS)
+    batches = dg.data.Dataset.from_tensor_slices((x, y)).batch(global_batch).repeat(STEPS)
+    dataset = strategy.experimental_distribute_dataset(batches)
     start = time.perf_counter()
     losses = []
     for features, labels in dataset:
-        local_loss = strategy.run(train_step, args=(dg.constant(features), dg.constant(labels)))
+        local_loss = strategy.run(train_step, args=(features, labels))
         losses.append(float(strategy.reduce(dg.distribute.ReduceOp.SUM, local_loss, axis=None)))
     seconds = time.perf_counter() - start
     dg.distribute.experimental.assert_replicas_in_sync(params, strategy)

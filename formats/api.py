@@ -51,16 +51,7 @@ def load_v1(sess: Any, tags: Any, export_dir: str, import_scope: Any = None,
     return load_into_session(sess, tags, export_dir, import_scope, **saver_kwargs)
 
 
-def compat_v1_saved_model_names() -> dict:
-    """dg.compat.v1.saved_model: `load`, `loader.load`, `tag_constants.SERVING`..."""
-    import types
-    loader = types.SimpleNamespace(load=load_v1)
-    loader.__name__ = "duograd.compat.v1.saved_model.loader"
-    tags = types.SimpleNamespace(SERVING="serve", TRAINING="train", GPU="gpu", TPU="tpu")
-    tags.__name__ = "duograd.compat.v1.saved_model.tag_constants"
-    return {**SAVED_MODEL_NAMES, "load": load_v1, "loader": loader, "tag_constants": tags}
-
-
+TAG_CONSTANTS = {"SERVING": "serve", "TRAINING": "train", "GPU": "gpu", "TPU": "tpu"}
 GRAPH_UTIL_NAMES = {"convert_variables_to_constants": convert_variables_to_constants,
                     "extract_sub_graph": extract_sub_graph}
 IO_NAMES = {"write_graph": write_graph}

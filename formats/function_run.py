@@ -285,7 +285,7 @@ class FunctionLibrary:
 
 
 def _is_variable(value: Any) -> bool:
-    from ..ops.variables import Variable
+    from ..ops.state.variables import Variable
     return isinstance(value, Variable)
 
 

@@ -145,7 +145,7 @@ class _Loader:
                 parent.append(value)
 
     def _variable(self, index: int, saved: Any) -> Any:
-        from ..ops.variables import Variable
+        from ..ops.state.variables import Variable
         from ..training.lifting import outside_functions
         where = f"SavedModel {self.export_dir}: variable {saved.name}"
         dtype = dtype_from_enum(saved.dtype, where)

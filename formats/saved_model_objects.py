@@ -50,7 +50,7 @@ class LoadedObject:
 
     def _reachable_variables(self) -> List[Any]:
         """Every variable reachable from this object (each once, in discovery order)."""
-        from ..ops.variables import Variable
+        from ..ops.state.variables import Variable
         found: List[Any] = []
         seen = {id(self)}
         stack: List[Any] = [self]

@@ -37,7 +37,7 @@ FORMAT_TF_VERSION = "2.21.0"  # the TF release whose SavedModel layout this writ
 
 
 def _is_dg_function(value: Any) -> bool:
-    from ..ops.function import Function
+    from ..ops.functions.function import Function
     return isinstance(value, Function)
 
 
@@ -128,7 +128,7 @@ class _Saver:
         return objects, children, paths
 
     def save(self, export_dir: str) -> None:
-        from ..ops.variables import Variable
+        from ..ops.state.variables import Variable
         from ..training.trackable import read_value
         objects, children, paths = self.objects()
         index_of = {id(obj): i for i, obj in enumerate(objects)}

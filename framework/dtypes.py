@@ -62,7 +62,10 @@ class DType:
         return self._np is not None and self._np.kind in "fc"
 
     def __repr__(self) -> str:
-        return f"dg.{self.name}"
+        return f"tf.{self.name}"
+
+    def __str__(self) -> str:
+        return f"<dtype: '{self.name}'>"
 
     def __eq__(self, other: object) -> bool:
         if other is None:

@@ -39,7 +39,7 @@ class FuncGraph(Graph):
         self._capture_by_id: Dict[int, SymbolicTensor] = {}
         self._source_by_placeholder: Dict[int, Any] = {}
         # dg.function's rule for variables created while tracing this graph
-        # (ops/function_variables.py): None defers to the enclosing graph.
+        # (ops/functions/function_variables.py): None defers to the enclosing graph.
         self.variable_policy: Optional[str] = None
         self.created_variables: List[Any] = []
         self.deferred_initializers: List[Tuple[Any, SymbolicTensor]] = []  # (variable, value)
@@ -84,9 +84,11 @@ class FuncGraph(Graph):
         if isinstance(value, SymbolicTensor):
             if value.op.graph is self:
                 return value
-            if not self.is_enclosed_by(value.op.graph):
-                raise ValueError(f"Tensor {value.name} is from a graph that does not enclose "
-                                 f"function graph '{self.name}'; it cannot be captured.")
+            if not self.is_enclosed_by(value.op.graph):  # TypeError, as TF
+                raise TypeError(f"{value!r} is out of scope and cannot be used here. Use "
+                                "return values, explicit Python locals or TensorFlow "
+                                "collections to access it (function graph "
+                                f"'{self.name}' cannot capture it).")
             source: Tensor = value
             outer = self.outer_graph
             if isinstance(outer, FuncGraph) and value.op.graph is not outer:

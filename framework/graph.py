@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 import threading
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -95,7 +96,10 @@ class SymbolicTensor(Tensor):
         return (getitem(i) for i in range(dims[0]))
 
     def __repr__(self) -> str:
-        return f"<dg.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
+
+    def __str__(self) -> str:
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self.dtype.name})'
 
     def ref(self) -> Reference:
         """A hashable reference (`.deref()` gives the tensor back)."""
@@ -186,7 +190,7 @@ class Operation:
         run_in_default_session(self, feed_dict, session)
 
     def __repr__(self) -> str:
-        return f"<dg.Operation '{self.name}' type={self.type}>"
+        return f"<tf.Operation '{self.name}' type={self.type}>"
 
 
 class _ThreadState(threading.local):
@@ -401,7 +405,8 @@ class Graph:
 
     # -- reading ----------------------------------------------------------
     def as_graph_def(self, from_version: Any = None, add_shapes: bool = False) -> Any:
-        """This graph as TensorFlow's GraphDef (needs the `duograd[formats]` extra)."""
+        """This graph as TensorFlow's GraphDef, in TF's conventions (tf.compat.v1 imports
+        it); needs the `duograd[formats]` extra, imported here on first use."""
         from ..formats.api import as_graph_def  # protobuf loads only when this is called
         return as_graph_def(self, from_version, add_shapes)
 
@@ -462,8 +467,19 @@ class Graph:
     def add_to_collection(self, name: str, value: Any) -> None:
         self.collections.setdefault(name, []).append(value)
 
-    def get_collection(self, name: str) -> list:
-        return list(self.collections.get(name, []))
+    def get_collection(self, name: str, scope: Optional[str] = None) -> list:
+        """A copy of collection `name`; with `scope` (a regular expression), only the
+        items whose name matches it from the start, as TF1."""
+        items = list(self.collections.get(name, []))
+        if scope is None:
+            return items
+        pattern = re.compile(scope)
+        return [item for item in items if isinstance(getattr(item, "name", None), str)
+                and pattern.match(item.name)]
+
+    def get_collection_ref(self, name: str) -> list:
+        """Collection `name` itself: appending to it adds to the collection."""
+        return self.collections.setdefault(name, [])
 
     @property
     def building_function(self) -> bool:

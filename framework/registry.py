@@ -23,6 +23,10 @@ class Registry:
             raise KeyError(f"Registering two {self._what}s with name '{name}'!")
         self._table[name] = value
 
+    def unregister(self, name: str) -> None:
+        """Drops `name` (a test's scratch op, say); KeyError when it is not registered."""
+        del self._table[name]
+
     def lookup(self, name: str) -> Any:
         """The value for `name`; LookupError when it was never registered."""
         try:
@@ -47,7 +51,7 @@ op_defs = Registry("op")
 gradient_functions = Registry("gradient function")
 # Forward-mode rules (grad_registry/jvp_rules.py), keyed by op type like the gradients.
 jvp_functions = Registry("JVP rule")
-# Batching rules for vectorized_map / pfor (ops/pfor_rules.py), keyed by op type.
+# Batching rules for vectorized_map / pfor (ops/parallel_for/pfor_rules.py), keyed by op type.
 batching_rules = Registry("batching rule")
 # Gradient functions that accept None for missing output gradients, by name.
 gradients_accepting_none: Dict[str, Container[int]] = {}

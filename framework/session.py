@@ -333,8 +333,10 @@ class Session:
         def expand(values: tuple) -> list:
             out, i = [], 0
             for kind, n in spans:
-                if kind == "one":
-                    out.append(values[i])
+                if kind == "one":  # TF: a 0-d value comes back as a NumPy scalar
+                    value = values[i]
+                    out.append(value[()] if isinstance(value, np.ndarray) and value.ndim == 0
+                               else value)
                 else:
                     part = values[i:i + n]
                     out.append(IndexedSlicesValue(part[0], part[1], part[2] if n == 3 else None))

@@ -4,8 +4,9 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from ..framework.indexed_slices import IndexedSlices
-from ..ops import array_ops, reduction_ops
-from ..ops.indexed_slices_ops import concat_indexed_slices, densify
+from ..ops.array import array_ops
+from ..ops.math import reduction_ops
+from ..ops.array.indexed_slices_ops import concat_indexed_slices, densify
 
 
 class AggregationMethod:

@@ -1,10 +1,11 @@
-"""Gradients of array ops (ops/array_ops.py)."""
+"""Gradients of array ops (ops/array/array_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops, reduction_ops
-from ..ops.array_ops import (BROADCAST_TO, EXPAND_DIMS, FILL, SQUEEZE, TRANSPOSE, IDENTITY, IDENTITY_N, ONES_LIKE, PLACEHOLDER,
-                             RANK, RESHAPE, SELECT, SHAPE, SIZE, STOP_GRADIENT, SUM_TO_SHAPE,
-                             WHERE_INDICES, ZEROS_LIKE)
+from ..ops.array import array_ops
+from ..ops.math import reduction_ops
+from ..ops.array.array_ops import (BROADCAST_TO, EXPAND_DIMS, FILL, SQUEEZE, TRANSPOSE, IDENTITY,
+                                   IDENTITY_N, ONES_LIKE, PLACEHOLDER, RANK, RESHAPE, SELECT, SHAPE,
+                                   SIZE, STOP_GRADIENT, SUM_TO_SHAPE, WHERE_INDICES, ZEROS_LIKE)
 from ..ops.constant_op import CONST
 from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient

@@ -1,7 +1,7 @@
-"""Gradients of roll and ensure_shape (ops/array_more_ops.py), as TF's."""
+"""Gradients of roll and ensure_shape (ops/array/array_more_ops.py), as TF's."""
 from __future__ import annotations
 
-from ..ops.array_more_ops import ENSURE_SHAPE, ROLL, roll
+from ..ops.array.array_more_ops import ENSURE_SHAPE, ROLL, roll
 from .registry import RegisterGradient
 
 

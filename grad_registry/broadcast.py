@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import array_ops, reduction_ops
+from ..ops.array import array_ops
+from ..ops.math import reduction_ops
 
 
 def unbroadcast(grad: Any, x: Any) -> Any:

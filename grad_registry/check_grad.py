@@ -1,10 +1,10 @@
-"""Gradients of the debugging ops (ops/check_ops.py) and of PrintV2."""
+"""Gradients of the debugging ops (ops/debugging/check_ops.py) and of PrintV2."""
 from __future__ import annotations
 
 from typing import Any
 
-from ..ops.check_ops import ASSERT, CHECK_NUMERICS, check_numerics
-from ..ops.print_ops import PRINT_V2
+from ..ops.debugging.check_ops import ASSERT, CHECK_NUMERICS, check_numerics
+from ..ops.debugging.print_ops import PRINT_V2
 from .registry import NotDifferentiable, RegisterGradient
 
 

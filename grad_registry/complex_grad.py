@@ -1,8 +1,9 @@
-"""Gradients of Real, Imag, Conj, Complex (ops/complex_ops.py), TF's conjugate convention."""
+"""Gradients of Real, Imag, Conj, Complex (ops/math/complex_ops.py), TF's conjugate convention."""
 from __future__ import annotations
 
-from ..ops import array_ops, complex_ops
-from ..ops.complex_ops import COMPLEX, CONJ, IMAG, REAL
+from ..ops.array import array_ops
+from ..ops.math import complex_ops
+from ..ops.math.complex_ops import COMPLEX, CONJ, IMAG, REAL
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

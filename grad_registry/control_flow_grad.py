@@ -1,4 +1,4 @@
-"""Gradients of `If` (ops/cond_ops.py) and `While` (ops/while_loop_ops.py).
+"""Gradients of `If` (ops/control_flow/cond_ops.py) and `While` (ops/control_flow/while_loop_ops.py).
 
 Both run the backward function of their body graphs (GraphFunction.backward)
 on the forward values the forward op returned as extra outputs: for `If` the
@@ -12,16 +12,18 @@ import functools
 from typing import Any, Dict, List
 
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, math_ops
-from ..ops.cond_ops import IF, STATELESS_IF, cond
-from ..ops.switch_case import CASE, STATELESS_CASE, switch_case
-from ..ops.control_flow_ops import NO_OP
-from ..ops.graph_function import (call_function, copy_constant, extend_op, is_constant,
-                                  trainable)
-from ..ops.indexed_slices_ops import gather
-from ..ops.tensor_array_ops import (SCATTER_ROWS, TA_MASK_ROWS, TA_NEW, TA_SCATTER, TA_WRITE,
-                                    mask_rows)
-from ..ops.while_loop_ops import STATELESS_WHILE, WHILE, missing_accumulators, while_loop
+from ..ops.array import array_ops
+from ..ops.math import math_ops
+from ..ops.control_flow.cond_ops import IF, STATELESS_IF, cond
+from ..ops.control_flow.switch_case import CASE, STATELESS_CASE, switch_case
+from ..ops.control_flow.control_flow_ops import NO_OP
+from ..ops.functions.graph_function import (call_function, copy_constant, extend_op, is_constant,
+                                            trainable)
+from ..ops.array.indexed_slices_ops import gather
+from ..ops.control_flow.tensor_array_ops import (SCATTER_ROWS, TA_MASK_ROWS, TA_NEW, TA_SCATTER,
+                                                 TA_WRITE, mask_rows)
+from ..ops.control_flow.while_loop_ops import (STATELESS_WHILE, WHILE, missing_accumulators,
+                                               while_loop)
 from .aggregation import zeros_for
 from .function_grad import dense, resolve_extra
 from .registry import NotDifferentiable, RegisterGradient

@@ -1,8 +1,9 @@
-"""Gradients of conv2d and its backprop ops (ops/conv_ops.py): each is again a conv op."""
+"""Gradients of conv2d and its backprop ops (ops/nn/conv_ops.py): each is again a conv op."""
 from __future__ import annotations
 
-from ..ops import array_ops, conv_ops
-from ..ops.conv_ops import CONV2D, CONV2D_BACKPROP_FILTER, CONV2D_BACKPROP_INPUT
+from ..ops.array import array_ops
+from ..ops.nn import conv_ops
+from ..ops.nn.conv_ops import CONV2D, CONV2D_BACKPROP_FILTER, CONV2D_BACKPROP_INPUT
 from .registry import RegisterGradient
 
 

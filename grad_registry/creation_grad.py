@@ -1,8 +1,8 @@
-"""Gradients of range, linspace and shape_n (ops/creation_ops.py)."""
+"""Gradients of range, linspace and shape_n (ops/array/creation_ops.py)."""
 from __future__ import annotations
 
-from ..ops import math_ops, reduction_ops
-from ..ops.creation_ops import LINSPACE, RANGE, SHAPE_N, range as range_op
+from ..ops.math import math_ops, reduction_ops
+from ..ops.array.creation_ops import LINSPACE, RANGE, SHAPE_N, range as range_op
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(RANGE.type)

@@ -1,10 +1,11 @@
-"""Gradients of Cumsum and Cumprod (ops/cumulative_ops.py)."""
+"""Gradients of Cumsum and Cumprod (ops/math/cumulative_ops.py)."""
 from __future__ import annotations
 
 from ..framework import dtypes
-from ..ops import array_ops, cumulative_ops, math_ops, reduction_ops
-from ..ops.complex_ops import conj_if_complex as conj
-from ..ops.cumulative_ops import CUMPROD, CUMSUM
+from ..ops.array import array_ops
+from ..ops.math import cumulative_ops, math_ops, reduction_ops
+from ..ops.math.complex_ops import conj_if_complex as conj
+from ..ops.math.cumulative_ops import CUMPROD, CUMSUM
 from .registry import RegisterGradient
 
 

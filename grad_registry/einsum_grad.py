@@ -1,9 +1,10 @@
-"""Gradient of Einsum (ops/einsum_ops.py): the transposed einsum."""
+"""Gradient of Einsum (ops/math/einsum_ops.py): the transposed einsum."""
 from __future__ import annotations
 
-from ..ops import array_ops, einsum_ops
-from ..ops.complex_ops import conj_if_complex as conj
-from ..ops.einsum_ops import EINSUM, ELLIPSIS, LETTERS, format_equation, parse_equation
+from ..ops.array import array_ops
+from ..ops.math import einsum_ops
+from ..ops.math.complex_ops import conj_if_complex as conj
+from ..ops.math.einsum_ops import EINSUM, ELLIPSIS, LETTERS, format_equation, parse_equation
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

@@ -1,14 +1,14 @@
-"""Gradient of the function call op (ops/graph_function.py)."""
+"""Gradient of the function call op (ops/functions/graph_function.py)."""
 from __future__ import annotations
 
 from typing import Any, List
 
 from ..framework.func_graph import capture_value
 from ..framework.graph import Operation
-from ..ops.array_ops import zeros_like
-from ..ops.graph_function import (CALL, STATEFUL_CALL, GraphFunction, call_function,
-                                  copy_constant, extend_op, is_constant, trainable)
-from ..ops.tensor_array_ops import dense_gradient
+from ..ops.array.array_ops import zeros_like
+from ..ops.functions.graph_function import (CALL, STATEFUL_CALL, GraphFunction, call_function,
+                                            copy_constant, extend_op, is_constant, trainable)
+from ..ops.control_flow.tensor_array_ops import dense_gradient
 from .registry import RegisterGradient
 
 

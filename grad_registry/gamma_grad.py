@@ -1,9 +1,9 @@
-"""Gradients of lgamma, digamma and polygamma (ops/gamma_ops.py), as TF's."""
+"""Gradients of lgamma, digamma and polygamma (ops/math/gamma_ops.py), as TF's."""
 from __future__ import annotations
 
-from ..ops import array_ops
-from ..ops.complex_ops import conj_if_complex as conj
-from ..ops.gamma_ops import DIGAMMA, LGAMMA, POLYGAMMA, digamma, polygamma
+from ..ops.array import array_ops
+from ..ops.math.complex_ops import conj_if_complex as conj
+from ..ops.math.gamma_ops import DIGAMMA, LGAMMA, POLYGAMMA, digamma, polygamma
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

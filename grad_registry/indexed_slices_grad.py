@@ -1,9 +1,10 @@
-"""Gradients of gather and unsorted_segment_sum (ops/indexed_slices_ops.py)."""
+"""Gradients of gather and unsorted_segment_sum (ops/array/indexed_slices_ops.py)."""
 from __future__ import annotations
 
 from ..framework.indexed_slices import IndexedSlices
-from ..ops import array_ops, join_ops
-from ..ops.indexed_slices_ops import GATHER, UNSORTED_SEGMENT_SUM, gather, unsorted_segment_sum
+from ..ops.array import array_ops, join_ops
+from ..ops.array.indexed_slices_ops import (GATHER, UNSORTED_SEGMENT_SUM, gather,
+                                            unsorted_segment_sum)
 from .registry import RegisterGradient
 
 

@@ -1,8 +1,8 @@
-"""Gradients of concat, stack, split and unstack (ops/join_ops.py)."""
+"""Gradients of concat, stack, split and unstack (ops/array/join_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops
-from ..ops.join_ops import CONCAT, PACK, SPLIT, SPLIT_V, UNPACK, concat, split, stack, unstack
+from ..ops.array import array_ops
+from ..ops.array.join_ops import CONCAT, PACK, SPLIT, SPLIT_V, UNPACK, concat, split, stack, unstack
 from .registry import RegisterGradient
 
 

@@ -13,16 +13,18 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..framework.registry import jvp_functions
-from ..ops import array_ops, join_ops, math_ops, reduction_ops
-from ..ops.array_ops import (BROADCAST_TO, EXPAND_DIMS, IDENTITY, IDENTITY_N, RESHAPE, SELECT,
-                             SQUEEZE, SUM_TO_SHAPE, TRANSPOSE)
-from ..ops.indexed_slices_ops import GATHER, UNSORTED_SEGMENT_SUM, gather, unsorted_segment_sum
-from ..ops.join_ops import CONCAT, PACK
-from ..ops.math_ops import (ABS, ADD, CAST, COS, EXP, LOG, LOG1P, MAXIMUM, MINIMUM, MUL, NEG,
-                            POW, REAL_DIV, RSQRT, SIGMOID, SIN, SQRT, SQUARE, SUB, TANH)
-from ..ops.matmul_ops import BATCH_MATMUL, MATMUL, matmul
-from ..ops.reduction_ops import ADD_N, MAX, MEAN, MIN, SUM
-from ..ops.resource_variable_ops import READ_VARIABLE
+from ..ops.array import array_ops, join_ops
+from ..ops.math import math_ops, reduction_ops
+from ..ops.array.array_ops import (BROADCAST_TO, EXPAND_DIMS, IDENTITY, IDENTITY_N, RESHAPE, SELECT,
+                                   SQUEEZE, SUM_TO_SHAPE, TRANSPOSE)
+from ..ops.array.indexed_slices_ops import (GATHER, UNSORTED_SEGMENT_SUM, gather,
+                                            unsorted_segment_sum)
+from ..ops.array.join_ops import CONCAT, PACK
+from ..ops.math.math_ops import (ABS, ADD, CAST, COS, EXP, LOG, LOG1P, MAXIMUM, MINIMUM, MUL, NEG,
+                                 POW, REAL_DIV, RSQRT, SIGMOID, SIN, SQRT, SQUARE, SUB, TANH)
+from ..ops.math.matmul_ops import BATCH_MATMUL, MATMUL, matmul
+from ..ops.math.reduction_ops import ADD_N, MAX, MEAN, MIN, SUM
+from ..ops.state.resource_variable_ops import READ_VARIABLE
 
 
 class RegisterJVP:

@@ -1,4 +1,4 @@
-"""Gradients of the dense linear-algebra ops (ops/linalg_ops.py): TensorFlow's formulas.
+"""Gradients of the dense linear-algebra ops (ops/linalg/linalg_ops.py): TensorFlow's formulas.
 
 References for the formulas: M. Giles (2008), "An extended collection of matrix
 derivative results for forward and reverse mode AD"; Ionescu et al. (2015) for
@@ -6,16 +6,16 @@ the spectral (eigh/svd) gradients; J. Townsend's note on the thin-SVD gradient.
 """
 from __future__ import annotations
 
-from ..ops.array_ops import expand_dims, zeros_like
-from ..ops.complex_ops import complex, conj, imag, real  # noqa: A004
-from ..ops.indexed_slices_ops import gather
-from ..ops.linalg_ops import (CHOLESKY, LOG_MATRIX_DETERMINANT, MATRIX_DETERMINANT,
-                              MATRIX_INVERSE, MATRIX_SOLVE, MATRIX_TRIANGULAR_SOLVE,
-                              SELF_ADJOINT_EIG, SVD, adjoint, eigh, inv, solve, svd,
-                              triangular_solve)
-from ..ops.math_ops import divide, square
-from ..ops.matmul_ops import matmul
-from ..ops.matrix_diag_ops import band_part, diag, diag_part, set_diag
+from ..ops.array.array_ops import expand_dims, zeros_like
+from ..ops.math.complex_ops import complex, conj, imag, real  # noqa: A004
+from ..ops.array.indexed_slices_ops import gather
+from ..ops.linalg.linalg_ops import (CHOLESKY, LOG_MATRIX_DETERMINANT, MATRIX_DETERMINANT,
+                                     MATRIX_INVERSE, MATRIX_SOLVE, MATRIX_TRIANGULAR_SOLVE,
+                                     SELF_ADJOINT_EIG, SVD, adjoint, eigh, inv, solve, svd,
+                                     triangular_solve)
+from ..ops.math.math_ops import divide, square
+from ..ops.math.matmul_ops import matmul
+from ..ops.linalg.matrix_diag_ops import band_part, diag, diag_part, set_diag
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

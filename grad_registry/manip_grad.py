@@ -1,10 +1,11 @@
-"""Gradients of tile, pad, reverse and one_hot (ops/manip_ops.py)."""
+"""Gradients of tile, pad, reverse and one_hot (ops/array/manip_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops, join_ops, reduction_ops
-from ..ops.manip_ops import (MIRROR_PAD, MIRROR_PAD_GRAD, ONE_HOT, PAD, REVERSE, TILE,
-                             mirror_pad_grad, pad, reverse)
-from ..ops.slicing_ops import slice as slice_op
+from ..ops.array import array_ops, join_ops
+from ..ops.math import reduction_ops
+from ..ops.array.manip_ops import (MIRROR_PAD, MIRROR_PAD_GRAD, ONE_HOT, PAD, REVERSE, TILE,
+                                   mirror_pad_grad, pad, reverse)
+from ..ops.array.slicing_ops import slice as slice_op
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(ONE_HOT.type)

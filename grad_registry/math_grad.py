@@ -1,14 +1,15 @@
-"""Gradients of the elementwise math ops (ops/math_ops.py), written with public ops only."""
+"""Gradients of the elementwise math ops (ops/math/math_ops.py), written with public ops only."""
 from __future__ import annotations
 
-from ..ops import math_ops
-from ..ops.math_ops import (ABS, ADD, CAST, COS, EXP, LOG, LOG1P, MAXIMUM, MINIMUM, MUL, NEG,
-                            POW, REAL_DIV, RSQRT, SIGMOID, SIGMOID_GRAD, SIGN, SIN, SQRT, SQUARE,
-                            SUB, TANH, TANH_GRAD,
-                            FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER,
-                            GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT)
-from ..ops import array_ops, complex_ops, special_math_ops
-from ..ops.complex_ops import conj_if_complex as _conj
+from ..ops.math import math_ops
+from ..ops.math.math_ops import (ABS, ADD, CAST, COS, EXP, LOG, LOG1P, MAXIMUM, MINIMUM, MUL, NEG,
+                                 POW, REAL_DIV, RSQRT, SIGMOID, SIGMOID_GRAD, SIGN, SIN, SQRT,
+                                 SQUARE, SUB, TANH, TANH_GRAD, FLOOR_DIV, FLOOR_MOD, EQUAL,
+                                 NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND,
+                                 LOGICAL_OR, LOGICAL_NOT)
+from ..ops.array import array_ops
+from ..ops.math import complex_ops, special_math_ops
+from ..ops.math.complex_ops import conj_if_complex as _conj
 from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient
 

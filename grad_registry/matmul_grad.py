@@ -1,8 +1,8 @@
-"""Gradients of MatMul and BatchMatMulV2 (ops/matmul_ops.py)."""
+"""Gradients of MatMul and BatchMatMulV2 (ops/math/matmul_ops.py)."""
 from __future__ import annotations
 
-from ..ops.complex_ops import conj_if_complex
-from ..ops.matmul_ops import BATCH_MATMUL, MATMUL, matmul
+from ..ops.math.complex_ops import conj_if_complex
+from ..ops.math.matmul_ops import BATCH_MATMUL, MATMUL, matmul
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

@@ -1,10 +1,10 @@
-"""Gradients of the diagonal and band ops (ops/matrix_diag_ops.py)."""
+"""Gradients of the diagonal and band ops (ops/linalg/matrix_diag_ops.py)."""
 from __future__ import annotations
 
-from ..ops.array_ops import shape_tensor, zeros, zeros_like
-from ..ops.matrix_diag_ops import (DIAG, DIAG_PART, MATRIX_BAND_PART, MATRIX_DIAG,
-                                   MATRIX_DIAG_PART, MATRIX_SET_DIAG, band_part, diag,
-                                   diag_part, set_diag, tensor_diag, tensor_diag_part)
+from ..ops.array.array_ops import shape_tensor, zeros, zeros_like
+from ..ops.linalg.matrix_diag_ops import (DIAG, DIAG_PART, MATRIX_BAND_PART, MATRIX_DIAG,
+                                          MATRIX_DIAG_PART, MATRIX_SET_DIAG, band_part, diag,
+                                          diag_part, set_diag, tensor_diag, tensor_diag_part)
 from .registry import RegisterGradient
 
 

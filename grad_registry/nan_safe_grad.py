@@ -1,9 +1,10 @@
-"""Gradients of xlog1py, multiply_no_nan and nextafter (ops/nan_safe_ops.py), as TF's."""
+"""Gradients of xlog1py, multiply_no_nan and nextafter (ops/math/nan_safe_ops.py), as TF's."""
 from __future__ import annotations
 
-from ..ops import array_ops, math_ops, special_math_ops
-from ..ops.complex_ops import conj_if_complex as conj
-from ..ops.nan_safe_ops import MUL_NO_NAN, NEXT_AFTER, XLOG1PY, multiply_no_nan, xlog1py
+from ..ops.array import array_ops
+from ..ops.math import math_ops, special_math_ops
+from ..ops.math.complex_ops import conj_if_complex as conj
+from ..ops.math.nan_safe_ops import MUL_NO_NAN, NEXT_AFTER, XLOG1PY, multiply_no_nan, xlog1py
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

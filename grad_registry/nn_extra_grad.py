@@ -1,8 +1,8 @@
-"""Gradient of softsign (ops/nn_extra_ops.py), as TF's."""
+"""Gradient of softsign (ops/nn/nn_extra_ops.py), as TF's."""
 from __future__ import annotations
 
-from ..ops import math_ops
-from ..ops.nn_extra_ops import SOFTSIGN
+from ..ops.math import math_ops
+from ..ops.nn.nn_extra_ops import SOFTSIGN
 from .registry import RegisterGradient
 
 

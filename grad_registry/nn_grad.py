@@ -1,9 +1,11 @@
-"""Gradients of the activations, l2_loss and bias_add (ops/nn_ops.py), public ops only."""
+"""Gradients of the activations, l2_loss and bias_add (ops/nn/nn_ops.py), public ops only."""
 from __future__ import annotations
 
-from ..ops import array_ops, constant_op, join_ops, math_ops, reduction_ops
-from ..ops.nn_ops import (BIAS_ADD, ELU, L2_LOSS, LEAKY_RELU, RELU, RELU6, SELU, SELU_ALPHA,
-                          SELU_SCALE)
+from ..ops.array import array_ops, join_ops
+from ..ops import constant_op
+from ..ops.math import math_ops, reduction_ops
+from ..ops.nn.nn_ops import (BIAS_ADD, ELU, L2_LOSS, LEAKY_RELU, RELU, RELU6, SELU, SELU_ALPHA,
+                             SELU_SCALE)
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

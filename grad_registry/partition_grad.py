@@ -1,11 +1,12 @@
-"""Gradients of the ops in ops/partition_ops.py, as TF's."""
+"""Gradients of the ops in ops/array/partition_ops.py, as TF's."""
 from __future__ import annotations
 
 from ..framework.indexed_slices import IndexedSlices
-from ..ops import array_ops, complex_ops, creation_ops
-from ..ops.indexed_slices_ops import gather, unsorted_segment_sum
-from ..ops.partition_ops import (ANGLE, CROSS, DYNAMIC_PARTITION, DYNAMIC_STITCH,
-                                 INVERT_PERMUTATION, cross, dynamic_partition, dynamic_stitch)
+from ..ops.array import array_ops, creation_ops
+from ..ops.math import complex_ops
+from ..ops.array.indexed_slices_ops import gather, unsorted_segment_sum
+from ..ops.array.partition_ops import (ANGLE, CROSS, DYNAMIC_PARTITION, DYNAMIC_STITCH,
+                                       INVERT_PERMUTATION, cross, dynamic_partition, dynamic_stitch)
 from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient
 

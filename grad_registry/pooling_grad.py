@@ -1,8 +1,10 @@
-"""Gradients of pooling (ops/pooling_ops.py): each gradient op is linear in its last input."""
+"""Gradients of pooling (ops/nn/pooling_ops.py): each gradient op is linear in its last input."""
 from __future__ import annotations
 
-from ..ops import array_ops, pooling_ops
-from ..ops.pooling_ops import AVG_POOL, AVG_POOL_GRAD, MAX_POOL, MAX_POOL_GRAD, MAX_POOL_GRAD_GRAD
+from ..ops.array import array_ops
+from ..ops.nn import pooling_ops
+from ..ops.nn.pooling_ops import (AVG_POOL, AVG_POOL_GRAD, MAX_POOL, MAX_POOL_GRAD,
+                                  MAX_POOL_GRAD_GRAD)
 from .registry import RegisterGradient
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..eager.backprop import GradientTape
-from ..ops.array_ops import reshape, shape
-from ..ops.py_function_ops import EAGER_PY_FUNC, py_function
+from ..ops.array.array_ops import reshape, shape
+from ..ops.functions.py_function_ops import EAGER_PY_FUNC, py_function
 from .unconnected import UnconnectedGradients
 from .registry import RegisterGradient
 

@@ -1,9 +1,10 @@
-"""Gradients of reductions and add_n (ops/reduction_ops.py)."""
+"""Gradients of reductions and add_n (ops/math/reduction_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops, cumulative_ops, join_ops, math_ops, reduction_ops
-from ..ops.complex_ops import conj_if_complex
-from ..ops.reduction_ops import ADD_N, ALL, ANY, EUCLIDEAN_NORM, MAX, MEAN, MIN, PROD, SUM
+from ..ops.array import array_ops, join_ops
+from ..ops.math import cumulative_ops, math_ops, reduction_ops
+from ..ops.math.complex_ops import conj_if_complex
+from ..ops.math.reduction_ops import ADD_N, ALL, ANY, EUCLIDEAN_NORM, MAX, MEAN, MIN, PROD, SUM
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(ALL.type)

@@ -1,12 +1,12 @@
-"""Gradients of the ops in ops/rounding_ops.py, as TF's."""
+"""Gradients of the ops in ops/math/rounding_ops.py, as TF's."""
 from __future__ import annotations
 
 import math
 
-from ..ops import math_ops, trig_ops
-from ..ops.complex_ops import conj_if_complex as conj
-from ..ops.rounding_ops import (ACOSH, ASINH, ATANH, CEIL, ERFC, FLOOR, IS_INF, RINT, ROUND,
-                                TRUNCATE_DIV)
+from ..ops.math import math_ops, trig_ops
+from ..ops.math.complex_ops import conj_if_complex as conj
+from ..ops.math.rounding_ops import (ACOSH, ASINH, ATANH, CEIL, ERFC, FLOOR, IS_INF, RINT, ROUND,
+                                     TRUNCATE_DIV)
 from .registry import NotDifferentiable, RegisterGradient
 
 # TF registers gradient functions returning None for these (piecewise constant), and

@@ -1,10 +1,11 @@
-"""Gradients of gather_nd, scatter_nd and tensor_scatter_nd_* (ops/scatter_ops.py)."""
+"""Gradients of gather_nd, scatter_nd and tensor_scatter_nd_* (ops/array/scatter_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops, math_ops
-from ..ops.scatter_ops import (GATHER_ND, SCATTER_ND, TENSOR_SCATTER_ADD, TENSOR_SCATTER_SUB,
-                               TENSOR_SCATTER_UPDATE, gather_nd, scatter_nd,
-                               tensor_scatter_nd_update)
+from ..ops.array import array_ops
+from ..ops.math import math_ops
+from ..ops.array.scatter_ops import (GATHER_ND, SCATTER_ND, TENSOR_SCATTER_ADD, TENSOR_SCATTER_SUB,
+                                     TENSOR_SCATTER_UPDATE, gather_nd, scatter_nd,
+                                     tensor_scatter_nd_update)
 from .registry import RegisterGradient
 
 

@@ -1,10 +1,11 @@
-"""Gradients of unsorted_segment_max/min/prod (ops/segment_ops.py), as TF's."""
+"""Gradients of unsorted_segment_max/min/prod (ops/math/segment_ops.py), as TF's."""
 from __future__ import annotations
 
-from ..ops import array_ops, math_ops
-from ..ops.indexed_slices_ops import gather, unsorted_segment_sum
-from ..ops.segment_ops import (UNSORTED_SEGMENT_MAX, UNSORTED_SEGMENT_MIN,
-                               UNSORTED_SEGMENT_PROD, unsorted_segment_prod)
+from ..ops.array import array_ops
+from ..ops.math import math_ops
+from ..ops.array.indexed_slices_ops import gather, unsorted_segment_sum
+from ..ops.math.segment_ops import (UNSORTED_SEGMENT_MAX, UNSORTED_SEGMENT_MIN,
+                                    UNSORTED_SEGMENT_PROD, unsorted_segment_prod)
 from .registry import RegisterGradient
 
 

@@ -1,10 +1,11 @@
-"""Gradients of argmax/argmin (none) and top_k (ops/selection_ops.py)."""
+"""Gradients of argmax/argmin (none) and top_k (ops/array/selection_ops.py)."""
 from __future__ import annotations
 
 from ..framework import dtypes
-from ..ops import array_ops, cumulative_ops, reduction_ops
-from ..ops.indexed_slices_ops import unsorted_segment_sum
-from ..ops.selection_ops import ARG_MAX, ARG_MIN, TOP_K
+from ..ops.array import array_ops
+from ..ops.math import cumulative_ops, reduction_ops
+from ..ops.array.indexed_slices_ops import unsorted_segment_sum
+from ..ops.array.selection_ops import ARG_MAX, ARG_MIN, TOP_K
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(ARG_MAX.type)

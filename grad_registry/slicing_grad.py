@@ -1,10 +1,10 @@
-"""Gradients of slice and strided_slice (ops/slicing_ops.py)."""
+"""Gradients of slice and strided_slice (ops/array/slicing_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops, join_ops
-from ..ops.manip_ops import pad
-from ..ops.slicing_ops import (MASKS, SLICE, STRIDED_SLICE, STRIDED_SLICE_GRAD, strided_slice,
-                               strided_slice_grad)
+from ..ops.array import array_ops, join_ops
+from ..ops.array.manip_ops import pad
+from ..ops.array.slicing_ops import (MASKS, SLICE, STRIDED_SLICE, STRIDED_SLICE_GRAD, strided_slice,
+                                     strided_slice_grad)
 from .registry import RegisterGradient
 
 

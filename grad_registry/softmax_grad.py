@@ -1,8 +1,10 @@
-"""Gradients of softmax, log_softmax and the softmax cross-entropies (ops/softmax_ops.py)."""
+"""Gradients of softmax, log_softmax and the softmax cross-entropies (ops/nn/softmax_ops.py)."""
 from __future__ import annotations
 
-from ..ops import array_ops, math_ops, reduction_ops, softmax_ops
-from ..ops.softmax_ops import LOG_SOFTMAX, SOFTMAX, SOFTMAX_XENT, SPARSE_SOFTMAX_XENT
+from ..ops.array import array_ops
+from ..ops.math import math_ops, reduction_ops
+from ..ops.nn import softmax_ops
+from ..ops.nn.softmax_ops import LOG_SOFTMAX, SOFTMAX, SOFTMAX_XENT, SPARSE_SOFTMAX_XENT
 from .registry import RegisterGradient
 
 

@@ -1,11 +1,11 @@
-"""Gradient of sort (ops/sort_ops.py). Unique has none, as in TensorFlow: differentiating
+"""Gradient of sort (ops/array/sort_ops.py). Unique has none, as in TensorFlow: differentiating
 through it raises LookupError."""
 from __future__ import annotations
 
-from ..ops import array_ops, join_ops
-from ..ops.creation_ops import range as range_op
-from ..ops.indexed_slices_ops import unsorted_segment_sum
-from ..ops.sort_ops import SORT
+from ..ops.array import array_ops, join_ops
+from ..ops.array.creation_ops import range as range_op
+from ..ops.array.indexed_slices_ops import unsorted_segment_sum
+from ..ops.array.sort_ops import SORT
 from .registry import RegisterGradient
 
 

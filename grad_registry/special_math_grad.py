@@ -1,12 +1,12 @@
-"""Gradients of the special math ops (ops/special_math_ops.py)."""
+"""Gradients of the special math ops (ops/math/special_math_ops.py)."""
 from __future__ import annotations
 
 import math
 
-from ..ops import math_ops, special_math_ops
-from ..ops.complex_ops import conj_if_complex as conj
-from ..ops.special_math_ops import (DIV_NO_NAN, ERF, EXPM1, IS_FINITE, IS_NAN, RECIPROCAL,
-                                    SOFTPLUS, SQUARED_DIFFERENCE, XDIVY, XLOGY)
+from ..ops.math import math_ops, special_math_ops
+from ..ops.math.complex_ops import conj_if_complex as conj
+from ..ops.math.special_math_ops import (DIV_NO_NAN, ERF, EXPM1, IS_FINITE, IS_NAN, RECIPROCAL,
+                                         SOFTPLUS, SQUARED_DIFFERENCE, XDIVY, XLOGY)
 from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient
 

@@ -1,7 +1,7 @@
-"""Gradient of placeholder_with_default (ops/static_value_ops.py): the identity, as TF's."""
+"""Gradient of placeholder_with_default (ops/array/static_value_ops.py): the identity, as TF's."""
 from __future__ import annotations
 
-from ..ops.static_value_ops import PLACEHOLDER_WITH_DEFAULT
+from ..ops.array.static_value_ops import PLACEHOLDER_WITH_DEFAULT
 from .registry import RegisterGradient
 
 

@@ -1,9 +1,9 @@
-"""Gradients of the trigonometric and hyperbolic ops (ops/trig_ops.py)."""
+"""Gradients of the trigonometric and hyperbolic ops (ops/math/trig_ops.py)."""
 from __future__ import annotations
 
-from ..ops import math_ops, special_math_ops, trig_ops
-from ..ops.complex_ops import conj_if_complex as conj
-from ..ops.trig_ops import ACOS, ASIN, ATAN, ATAN2, COSH, SINH, TAN
+from ..ops.math import math_ops, special_math_ops, trig_ops
+from ..ops.math.complex_ops import conj_if_complex as conj
+from ..ops.math.trig_ops import ACOS, ASIN, ATAN, ATAN2, COSH, SINH, TAN
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 

@@ -28,7 +28,7 @@ from ..framework.graph import Operation, validate_override_map
 from ..framework.op_def import OpDef
 from ..framework.registry import gradient_functions, gradients_accepting_none
 from ..framework.tensor import Tensor
-from . import array_ops
+from .array import array_ops
 from .constant_op import convert_to_tensor
 
 _state = context.state

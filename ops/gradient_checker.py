@@ -24,7 +24,7 @@ from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ..framework.session import get_default_session
 from ..framework.tensor import Tensor
-from .array_ops import placeholder
+from .array.array_ops import placeholder
 from .constant_op import convert_to_tensor
 from . import gradient_checker_v1
 from .gradients_impl import gradients

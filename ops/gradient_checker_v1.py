@@ -14,7 +14,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlicesValue
 from ..framework.session import get_default_session
-from .array_ops import placeholder
+from .array.array_ops import placeholder
 from .gradients_impl import gradients
 
 _CHECKABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)

@@ -6,12 +6,13 @@ from typing import Any, Callable, List, Optional
 from ..eager import context
 from ..eager.backprop import GradientTape
 from ..grad_registry.unconnected import UnconnectedGradients
-from . import array_ops, join_ops, math_ops
+from .array import array_ops, join_ops
+from .math import math_ops
 from .gradients_util import as_list, gradients_helper
-from .indexed_slices_ops import gather
-from .pfor import Converter, OneHot, finish
-from .tensor_array_ops import TensorArray
-from .while_loop_ops import while_loop
+from .array.indexed_slices_ops import gather
+from .parallel_for.pfor import Converter, OneHot, finish
+from .control_flow.tensor_array_ops import TensorArray
+from .control_flow.while_loop_ops import while_loop
 
 _state = context.state
 

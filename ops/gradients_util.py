@@ -21,7 +21,8 @@ from ..framework.tensor import Tensor
 from ..grad_registry.aggregation import aggregate, check_aggregation_method
 from ..grad_registry.registry import accepts_none, get_gradient_function
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
-from . import array_ops, control_flow_ops
+from .array import array_ops
+from .control_flow import control_flow_ops
 from .constant_op import convert_to_tensor
 
 _state = context.state

@@ -14,7 +14,7 @@ from typing import Any, Callable, List, Optional
 from ..eager.backprop import GradientTape
 from ..framework import nest
 from ..framework.tensor import Tensor
-from . import array_ops
+from .array import array_ops
 from .custom_gradient import CustomGradientFunction, custom_gradient, is_variable
 
 

@@ -1,6 +1,6 @@
 """The bad-input table: public entry points x bad values, in eager and graph mode.
 
-One table serves duograd (tests/test_bad_input.py) and TensorFlow
+One table serves duograd (tests/ops/test_bad_input.py) and TensorFlow
 (tests/tf_reference/gen_bad_input.py records TF's outcome of every case into
 bad_input_reference.py). A case is a function of an `Api` (TF's or ours) that
 makes one call; its outcome is "ok" or the name of the exception class raised

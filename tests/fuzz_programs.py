@@ -1,4 +1,4 @@
-"""Random differentiable programs for differential fuzzing (tests/test_fuzz_programs.py).
+"""Random differentiable programs for differential fuzzing (tests/ops/test_fuzz_programs.py).
 
 A program is a DAG of 3-30 ops over float64 inputs of small static shapes:
 elementwise math, broadcasting binary ops, reductions, matmul, reshapes,

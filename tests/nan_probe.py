@@ -1,6 +1,6 @@
 """Feeding NaN through the op table: which outputs and gradients come out NaN.
 
-One code path serves duograd (in tests/test_nan_propagation.py) and TensorFlow
+One code path serves duograd (in tests/ops/test_nan_propagation.py) and TensorFlow
 (in tests/tf_reference/gen_nan_table.py, which records TF's answers as the
 literals of tests/nan_reference.py): for each op-table row and each of its
 real floating inputs, element 0 of that input becomes NaN; the row runs under
@@ -10,8 +10,6 @@ collected.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -22,11 +20,7 @@ NanPositions = Tuple[Tuple[int, ...], ...]
 
 
 def table_rows() -> List[Any]:
-    rows = []
-    for info in sorted(pkgutil.iter_modules(op_tables.__path__), key=lambda m: m.name):
-        if info.name.endswith("_table"):
-            rows.extend(importlib.import_module(f"op_tables.{info.name}").ROWS)
-    return rows
+    return op_tables.all_rows()
 
 
 def nan_cases(spec: Any) -> List[Tuple[int, List[np.ndarray]]]:

@@ -1,5 +1,5 @@
-"""The optimizer problem both trajectory tests use (test_optimizers.py for Keras 3,
-test_v1_optimizers.py for tf.compat.v1.train): their TF 2.21 numbers were recorded
+"""The optimizer problem both trajectory tests use (training/test_optimizers.py for Keras 3,
+training/test_v1_optimizers.py for tf.compat.v1.train): their TF 2.21 numbers were recorded
 on exactly these inputs, so the two files share them rather than repeat them.
 
 W0, B0: the dense variables' start; GW, GB: their gradients in three steps;

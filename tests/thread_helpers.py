@@ -1,5 +1,5 @@
 """Running one piece of work in many threads at once, for the thread-safety tests
-(test_thread_safety.py, test_function_threads.py).
+(eager/test_thread_safety.py, ops/functions/test_function_threads.py).
 
 A barrier starts every thread together and a tiny `sys.setswitchinterval` makes the
 interpreter switch threads between almost every bytecode, so a race shows up within

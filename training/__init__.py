@@ -3,5 +3,5 @@ checkpoints (Checkpoint, CheckpointManager, Saver) and TensorBoard summaries.
 
 Nothing in the core imports this package; the public namespaces
 (`dg.Module`, `dg.keras.optimizers`, `dg.train`, `dg.compat.v1.train`) are
-assembled in `training/namespaces.py`, `dg.summary` in `duograd/namespaces.py`.
+assembled in `duograd/namespaces.py`.
 """

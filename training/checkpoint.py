@@ -16,7 +16,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.session import get_default_session
-from ..ops.variables import Variable
+from ..ops.state.variables import Variable
 from . import checkpoint_format
 from .checkpoint_format import CheckpointReader
 from .checkpoint_restore import Restoration

@@ -1,4 +1,4 @@
-"""The checkpoint names of dg.train and dg.compat.v1.train (assembled in namespaces.py)."""
+"""The checkpoint names of dg.train and dg.compat.v1.train (assembled in duograd/namespaces.py)."""
 from __future__ import annotations
 
 import os

@@ -131,8 +131,14 @@ def read_state(directory: str, latest_filename: Optional[str] = None) -> Optiona
 def write_state(directory: str, latest: str, all_paths: List[str],
                 timestamps: Optional[List[float]] = None, last_preserved: Optional[float] = None,
                 relative: bool = True, latest_filename: Optional[str] = None) -> None:
-    """Atomically records `latest` and `all_paths` (oldest first) in the state file."""
+    """Atomically records `latest` and `all_paths` (oldest first) in the state file.
+
+    As TF: with a relative `directory`, relative paths are recorded relative to it
+    (`latest_checkpoint(directory)` joins them back); `relative` also records an
+    absolute path inside `directory` by its base name."""
     def recorded(p: str) -> str:
+        if not os.path.isabs(p) and not os.path.isabs(directory):
+            return os.path.relpath(p, directory)
         if relative and os.path.dirname(os.path.abspath(p)) == os.path.abspath(directory):
             return os.path.basename(p)
         return p

@@ -11,6 +11,7 @@ import contextlib
 from typing import Any, Iterator
 
 from ..eager import context
+from ..ops.functions.function_variables import check_creation
 
 
 def _outermost_non_function(graph: Any) -> Any:
@@ -38,4 +39,12 @@ def outside_functions() -> Iterator[None]:
         state.name_scope = saved_scope
 
 
-__all__ = ["outside_functions"]
+def check_may_create_variables() -> None:
+    """ValueError (as TF) when the dg.function being traced may not create variables
+    now: optimizer state made on a later trace (a second optimizer, a new variable)."""
+    graph = context.current_graph()
+    if graph is not None and getattr(graph, "building_function", False):
+        check_creation(graph)
+
+
+__all__ = ["outside_functions", "check_may_create_variables"]

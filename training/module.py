@@ -11,8 +11,8 @@ import functools
 import re
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
-from ..ops.variables import Variable
-from ..namespaces import name_scope as _name_scope_cm
+from ..ops.state.variables import Variable
+from ..framework.scopes import name_scope as _name_scope_cm
 from .trackable import child_added
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")

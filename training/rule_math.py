@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..framework.tensor import Tensor
-from ..ops import math_ops
-from ..ops.variables import Variable
+from ..ops.math import math_ops
+from ..ops.state.variables import Variable
 
 
 def _numpy(*values: Any) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 from ..eager import context
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.tensor_shape import TensorShape
-from ..ops.variables import global_variables
+from ..ops.state.variables import global_variables
 from . import checkpoint_format
 from .checkpoint_format import CheckpointReader
 from .trackable import read_value, write_value
@@ -98,7 +98,7 @@ class Saver:
         checkpoint_format.write_checkpoint(save_path, values, dtype_names)
         if write_state:
             self._remember(save_path)
-            directory = os.path.dirname(os.path.abspath(save_path))
+            directory = os.path.dirname(save_path) or os.curdir  # as given: maybe relative
             checkpoint_format.write_state(directory, save_path, self.last_checkpoints,
                                           [t for _, t in self._last_checkpoints],
                                           relative=self._save_relative_paths,

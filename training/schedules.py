@@ -10,9 +10,9 @@ import math
 from typing import Any, Optional, Sequence
 
 from ..ops.constant_op import convert_to_tensor
-from ..ops.array_ops import where
-from ..ops.math_ops import cast, cos, equal, maximum, minimum, pow as power
-from ..namespaces import name_scope
+from ..ops.array.array_ops import where
+from ..ops.math.math_ops import cast, cos, equal, maximum, minimum, pow as power
+from ..framework.scopes import name_scope
 
 
 def _floor(x: Any) -> Any:

@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..ops.variables import Variable
-from .lifting import outside_functions
+from ..ops.state.variables import Variable
+from .lifting import check_may_create_variables, outside_functions
 
 
 def _key(variable: Any, slot_name: str) -> Tuple[Any, str]:
@@ -37,6 +37,7 @@ class SlotRegistry:
         if slot is not None:
             return slot
         restored = self._deferred.pop(key, None)
+        check_may_create_variables()  # ValueError on a dg.function's later traces, as TF
         with outside_functions():
             value = restored if restored is not None else initial()
             slot = Variable(value, trainable=False, name=name, dtype=variable.dtype)

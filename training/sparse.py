@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, Sequence, Tuple
 
 from ..framework.indexed_slices import IndexedSlices
-from ..ops.array_ops import expand_dims, shape
-from ..ops.scatter_ops import tensor_scatter_nd_update
-from ..ops.sort_ops import unique
-from ..ops.indexed_slices_ops import gather, unsorted_segment_sum
+from ..ops.array.array_ops import expand_dims, shape
+from ..ops.array.scatter_ops import tensor_scatter_nd_update
+from ..ops.array.sort_ops import unique
+from ..ops.array.indexed_slices_ops import gather, unsorted_segment_sum
 
 
 def is_sparse(grad: Any) -> bool:

@@ -33,8 +33,8 @@ from ..framework.op_def import declare_op
 from ..grad_registry.registry import NotDifferentiable
 from ..ops.constant_op import convert_to_tensor
 from ..ops.dispatch import apply_op
-from ..ops.resource_variable_ops import writable_value
-from ..ops.variables import Variable
+from ..ops.state.resource_variable_ops import writable_value
+from ..ops.state.variables import Variable
 from .rule_program import record, value_of
 
 # Bytes of each buffer of the dense sweep (see the module docstring): 256 KiB blocks

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from ..framework.session import get_default_session
-from ..ops.variables import Variable
+from ..ops.state.variables import Variable
 
 
 def is_variable(obj: Any) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 import duograd as dg
-from duograd.ops import array_ops, manip_ops, slicing_ops
+from duograd.ops.array import array_ops, manip_ops, slicing_ops
 from .spec import OpSpec, inputs, normal
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 import duograd as dg
-from duograd.ops.tensor_array_ops import dense_gradient, mask_rows
+from duograd.ops.control_flow.tensor_array_ops import dense_gradient, mask_rows
 from .spec import OpSpec, inputs, normal
 
 _sin_x = dg.function(lambda x: dg.sin(x) * x)

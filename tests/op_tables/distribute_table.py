@@ -1,5 +1,5 @@
 """Op-table rows for dg.distribute's collectives, run under the default (one-replica)
-strategy, where an all-reduce or a broadcast returns its inputs; test_distribute.py and
+strategy, where an all-reduce or a broadcast returns its inputs; distribute/test_distribute.py and
 test_distribute_mpi.py check them with 2 to 4 replicas."""
 from __future__ import annotations
 

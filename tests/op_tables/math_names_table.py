@@ -55,7 +55,7 @@ ROWS = [
            lambda x: np.sqrt(np.sum(x * x, 1, keepdims=True)), inputs(normal(3, 4))),
     OpSpec("c_reduce_euclidean_norm", lambda x: dm.reduce_euclidean_norm(x, 0),
            lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 0)).astype(np.complex128),
-           inputs(cnormal(3, 2)), order=0),   # TF's x * grad / norm: test_math_names.py
+           inputs(cnormal(3, 2)), order=0),   # TF's x * grad / norm: ops/math/test_math_names.py
     OpSpec("reduce_variance", lambda x: dm.reduce_variance(x, 1), lambda x: np.var(x, 1),
            inputs(normal(3, 4))),
     OpSpec("c_reduce_variance", lambda x: dm.reduce_variance(x, 0), lambda x: np.var(x, 0),
@@ -73,7 +73,7 @@ ROWS = [
            # order, but its own derivative there is not (as in TF).
            segment_ref(np.multiply, 1.0, _IDS, 3), inputs(with_zeros(5, 2)), order=1),
     OpSpec("c_unsorted_segment_prod", lambda d: dm.unsorted_segment_prod(d, _IDS, 3),
-           # TF's formula has no conj for complex data: values recorded in test_math_names.py
+           # TF's formula has no conj for complex data: values recorded in ops/math/test_math_names.py
            segment_ref(np.multiply, 1.0, _IDS, 3), inputs(cnormal(5, 2)), order=0),
     OpSpec("unsorted_segment_mean", lambda d: dm.unsorted_segment_mean(d, _IDS, 4),
            lambda d: segment_ref(np.add, 0.0, _IDS, 4)(d) / np.maximum(counts(_IDS, 4), 1),
@@ -127,7 +127,7 @@ ROWS += [
            order=0),
     OpSpec("reciprocal_no_nan", dm.reciprocal_no_nan,
            lambda x: np.where(x == 0, 0.0, 1 / np.where(x == 0, 1.0, x)),
-           inputs(lambda rng: np.array([0.7, 2.0, -0.5]))),   # x == 0: test_math_names.py
+           inputs(lambda rng: np.array([0.7, 2.0, -0.5]))),   # x == 0: ops/math/test_math_names.py
 ]
 
 # Values from TF 2.21 (tf.math.lgamma / digamma / polygamma); gradients by differences.

@@ -7,7 +7,7 @@ import numpy as np
 
 import duograd as dg
 import nn_reference as ref
-from duograd.ops import pooling_ops
+from duograd.ops.nn import pooling_ops
 from .spec import OpSpec, inputs, normal, positive
 
 nn = dg.nn

@@ -1,5 +1,5 @@
 """Op-table rows for variable ops: forward values in both modes (no gradient through
-assignments, as in TensorFlow; ReadVariableOp's gradient is in test_variables.py)."""
+assignments, as in TensorFlow; ReadVariableOp's gradient is in ops/state/test_variables.py)."""
 from __future__ import annotations
 
 import numpy as np

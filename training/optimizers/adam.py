@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from ...ops.math_ops import cast, pow as power
+from ...ops.math.math_ops import cast, pow as power
 from ..rule_math import maximum, sqrt
 from .base import Optimizer
 

@@ -27,17 +27,17 @@ import numpy as np
 
 from ...eager import context
 from ...framework.indexed_slices import IndexedSlices
-from ...ops.clip_norm_ops import clip_by_norm
+from ...ops.math.clip_norm_ops import clip_by_norm
 from ...ops.constant_op import convert_to_tensor
-from ...ops.control_flow_ops import group
-from ...ops.join_ops import stack
-from ...ops.math_ops import cast, minimum, sqrt, square
-from ...ops.reduction_ops import reduce_sum
-from ...ops.special_math_ops import clip_by_value
-from ...ops.variables import Variable
+from ...ops.control_flow.control_flow_ops import group
+from ...ops.array.join_ops import stack
+from ...ops.math.math_ops import cast, minimum, sqrt, square
+from ...ops.math.reduction_ops import reduce_sum
+from ...ops.math.special_math_ops import clip_by_value
+from ...ops.state.variables import Variable
 from ...framework import dtypes
-from ...namespaces import control_dependencies, name_scope
-from ..lifting import outside_functions
+from ...framework.scopes import control_dependencies, name_scope
+from ..lifting import check_may_create_variables, outside_functions
 from ..module import camel_to_snake
 from ..schedules import LearningRateSchedule
 from ..slots import SlotRegistry
@@ -367,6 +367,7 @@ class Optimizer:
             trainable_variables = [ref.deref() for ref in self._variable_index]
         trainable_variables = list(trainable_variables)
         if not self.built:
+            check_may_create_variables()
             with outside_functions(), name_scope(self.name):
                 self.build(trainable_variables)
             self.built = True

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from ...ops.math_ops import cast, pow as power
+from ...ops.math.math_ops import cast, pow as power
 from ..rule_math import sqrt
-from ...ops.variables import Variable
+from ...ops.state.variables import Variable
 from ...framework import dtypes
 from ..lifting import outside_functions
 from ..trackable import child_added
-from ...namespaces import name_scope
+from ...framework.scopes import name_scope
 from .base import Optimizer
 
 

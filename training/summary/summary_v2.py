@@ -7,16 +7,17 @@ written and the call returns False, as in TF.
 """
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
-from ...ops import math_ops
+from ...ops.math import math_ops
 from ...ops.constant_op import constant, convert_to_tensor
-from ...ops.array_ops import identity
+from ...ops.array.array_ops import identity
 from ...ops.dispatch import apply_op
 from .graph_def import graph_to_graph_def
 from .summary_ops import WRITE_SUMMARY
@@ -62,7 +63,7 @@ def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None,
     """Writes `tensor` under `tag` at `step` to the default writer; returns a bool tensor
     (False when there is no default writer)."""
     writer = current_writer()
-    if writer is None:
+    if writer is None or not _recording():
         return constant(False)
     attrs = {"writer": writer, "tag": tag, "plugin": plugin, "description": description or "",
              "buckets": buckets}
@@ -77,6 +78,59 @@ def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None,
         return constant(True)
     with _state.graph.control_dependencies([op]):
         return identity(constant(True))
+
+
+def _recording() -> bool:
+    """record_if's condition now: a bool, a callable returning one, or an eager tensor
+    (a graph tensor counts as True: the condition is read when the summary is built)."""
+    condition = _state.summary_record_if
+    if callable(condition):
+        condition = condition()
+    if getattr(condition, "graph", None) is not None and _state.graph is not None:
+        return True
+    return bool(condition)
+
+
+@contextlib.contextmanager
+def record_if(condition: Any) -> Iterator[None]:
+    """Summaries written inside are recorded only while `condition` holds."""
+    outer = _state.summary_record_if
+    _state.summary_record_if = condition
+    try:
+        yield
+    finally:
+        _state.summary_record_if = outer
+
+
+def should_record_summaries() -> bool:
+    return current_writer() is not None and _recording()
+
+
+def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir: Any = None) -> None:
+    """Starts recording the graphs that dg.function traces from now on (`trace_export`
+    writes them); the profiler is not available (duograd records no kernel timings)."""
+    _state.summary_trace = [] if graph else None
+
+
+def trace_off() -> None:
+    """Stops and discards the trace."""
+    _state.summary_trace = None
+
+
+def trace_export(name: str, step: Any = None, profiler_outdir: Any = None) -> None:
+    """Writes the graphs traced since trace_on to the default writer, then stops tracing
+    (as TF; without a default writer nothing is written)."""
+    graphs = _state.summary_trace or []
+    _state.summary_trace = None
+    writer = current_writer()
+    if writer is None:
+        return
+    step_value = current_step() if step is None else step
+    if step_value is None:
+        raise ValueError("No step set. Please specify one either through the `step` argument "
+                         "or through tf.summary.experimental.set_step()")
+    for traced in graphs:
+        writer.write_graph_def(graph_to_graph_def(traced), step=int(step_value))
 
 
 def _is_text(value: Any) -> bool:
@@ -144,4 +198,6 @@ class _Experimental:
 experimental = _Experimental()
 SUMMARY_NAMES = {"create_file_writer": create_file_writer, "SummaryWriter": SummaryWriter,
                  "scalar": scalar, "histogram": histogram, "text": text, "graph": graph,
-                 "write": write, "flush": flush, "experimental": experimental}
+                 "write": write, "flush": flush, "experimental": experimental,
+                 "record_if": record_if, "should_record_summaries": should_record_summaries,
+                 "trace_on": trace_on, "trace_off": trace_off, "trace_export": trace_export}

@@ -21,12 +21,12 @@ import numpy as np
 from ...eager import context
 from ...eager.backprop import GradientTape
 from ...framework.indexed_slices import IndexedSlices
-from ...namespaces import control_dependencies, name_scope
+from ...framework.scopes import control_dependencies, name_scope
 from ...ops.constant_op import convert_to_tensor
-from ...ops.control_flow_ops import group
+from ...ops.control_flow.control_flow_ops import group
 from ...ops.gradients_impl import gradients
-from ...ops.math_ops import cast
-from ...ops.variables import Variable, trainable_variables
+from ...ops.math.math_ops import cast
+from ...ops.state.variables import Variable, trainable_variables
 from ..lifting import outside_functions
 from ..slots import SlotRegistry
 from ..sparse import unique_rows

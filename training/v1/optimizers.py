@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any, List
 
 from ...framework.indexed_slices import IndexedSlices
-from ...namespaces import control_dependencies
+from ...framework.scopes import control_dependencies
 from ...ops.constant_op import convert_to_tensor
-from ...ops.control_flow_ops import group
-from ...ops.math_ops import cast, rsqrt, sqrt
-from ...ops.variables import Variable
+from ...ops.control_flow.control_flow_ops import group
+from ...ops.math.math_ops import cast, rsqrt, sqrt
+from ...ops.state.variables import Variable
 from ..rule_math import sqrt as row_sqrt
 from ..sparse import rows_of
 from ..sparse_apply import sparse_apply

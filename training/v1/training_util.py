@@ -10,8 +10,8 @@ from typing import Any, Optional
 from ...eager import context
 from ...framework import dtypes
 from ...framework.session import get_default_graph
-from ...namespaces import name_scope
-from ...ops.variables import Variable
+from ...framework.scopes import name_scope
+from ...ops.state.variables import Variable
 from ..lifting import outside_functions
 
 GLOBAL_STEP = "global_step"
@@ -56,4 +56,11 @@ def get_or_create_global_step(graph: Optional[Any] = None) -> Variable:
     return step if step is not None else create_global_step(graph)
 
 
-__all__ = ["get_global_step", "create_global_step", "get_or_create_global_step"]
+def global_step(sess: Any, global_step_tensor: Any) -> int:
+    """The global step's value as a Python int (read through `sess` in graph mode)."""
+    if hasattr(global_step_tensor, "numpy") and context.executing_eagerly():
+        return int(global_step_tensor.numpy())
+    return int(sess.run(global_step_tensor))
+
+
+__all__ = ["get_global_step", "create_global_step", "get_or_create_global_step", "global_step"]

@@ -1,0 +1,50 @@
+import tensorflow as tf
+import numpy as np
+
+# What TensorFlow guides print when they show tensors, variables, dtypes and shapes
+rank_0_tensor = tf.constant(4)
+print(rank_0_tensor)
+rank_1_tensor = tf.constant([2.0, 3.0, 4.0])
+print(rank_1_tensor)
+rank_2_tensor = tf.constant([[1, 2], [3, 4], [5, 6]], dtype=tf.float16)
+print(rank_2_tensor)
+print(repr(rank_1_tensor))
+print(np.array(rank_2_tensor))
+print(rank_2_tensor.numpy().tolist())
+
+a = tf.constant([[1, 2], [3, 4]])
+b = tf.constant([[1, 1], [1, 1]])
+print(tf.add(a, b), "\n")
+print(tf.multiply(a, b), "\n")
+print(a @ b, "\n")
+
+c = tf.constant([[4.0, 5.0], [10.0, 1.0]])
+print(tf.reduce_max(c))
+print(tf.math.argmax(c))
+print(tf.nn.softmax(c))
+
+print("Type of every element:", rank_2_tensor.dtype)
+print("Number of axes:", rank_2_tensor.ndim)
+print("Shape of tensor:", rank_2_tensor.shape)
+print("Elements along axis 0 of tensor:", rank_2_tensor.shape[0])
+print("Total number of elements:", tf.size(rank_2_tensor).numpy())
+print(tf.TensorShape([None, 28, 28]), tf.TensorShape(None))
+print(tf.TensorSpec(shape=[None, 3], dtype=tf.int32, name="x"))
+print([tf.float32, tf.int64], tf.float64 == tf.double)
+
+var = tf.Variable([0.0, 0.0, 0.0])
+print(var)
+var.assign([1, 2, 3])
+print(var)
+step = tf.Variable(5.0)
+print(step)
+print("A variable:", var)
+print("\nViewed as a tensor:", tf.convert_to_tensor(var))
+print("\nIndex of highest value:", tf.math.argmax(var))
+
+x = tf.constant(3.14159)
+print(f"{x:.2f} {x:8.3f}| {tf.constant(7):d} {x}")
+print("{:.4e}".format(tf.constant(12345.678)))
+print(tf.cast(x, tf.int32), tf.reshape(tf.range(6), [2, 3]))
+print(tf.zeros([0, 2]))
+print(tf.constant([True, False]), tf.constant(1.5, tf.float64))

@@ -1,0 +1,1 @@
+"""Array ops: shapes, creation, slicing, gathering and scattering, joining, sorting."""

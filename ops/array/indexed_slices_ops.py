@@ -1,0 +1,113 @@
+"""Ops on IndexedSlices: densify, concatenate, gather and unsorted_segment_sum."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+import numpy as np
+
+from ...framework.indexed_slices import IndexedSlices
+from ...framework.op_def import declare_op
+from ...framework.tensor import register_operator
+from ...framework.tensor_shape import TensorShape
+from ..constant_op import convert_to_tensor
+from ..dispatch import apply_op
+from .join_ops import concat
+from ..tensor_util import constant_value
+
+
+def _segment_sum_kernel(data, segment_ids, num_segments):
+    n = int(num_segments)
+    ids = np.asarray(segment_ids)
+    if ids.size and (ids.max() >= n):
+        raise ValueError(f"segment id {ids.max()} is out of range [0, {n})")
+    out = np.zeros((n,) + data.shape[ids.ndim:], dtype=data.dtype)
+    keep = ids >= 0  # negative ids are dropped, as in TF
+    np.add.at(out, ids[keep], data[keep])
+    return out
+
+
+def _segment_sum_infer(inputs, attrs):
+    data, ids, num = inputs
+    n = constant_value(num)
+    if data.shape.rank is None or ids.shape.rank is None:
+        return [(data.dtype, TensorShape(None))]
+    first = None if n is None else int(n)
+    return [(data.dtype, TensorShape((first,) + data.shape.dims[ids.shape.rank:]))]
+
+
+UNSORTED_SEGMENT_SUM = declare_op("UnsortedSegmentSum", _segment_sum_kernel, _segment_sum_infer,
+                                  input_kinds="fciu", grad_inputs=(1,))
+
+
+def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
+                         name: Optional[str] = None):
+    """out[i] = sum of data[j...] over j with segment_ids[j...] == i (negative ids dropped)."""
+    data = convert_to_tensor(data)
+    segment_ids = convert_to_tensor(segment_ids)
+    num_segments = convert_to_tensor(num_segments, dtype_hint=segment_ids.dtype)
+    return apply_op(UNSORTED_SEGMENT_SUM, (data, segment_ids, num_segments), name=name)
+
+
+def _gather_kernel(params, indices, *, axis, batch_dims=0):
+    indices = np.asarray(indices)
+    size = params.shape[axis]
+    if indices.size and (indices.max() >= size or indices.min() < 0):
+        bad = indices.max() if indices.max() >= size else indices.min()
+        raise ValueError(f"indices = {bad} is not in [0, {size})")
+    return np.take(params, indices, axis=axis)
+
+
+def _gather_infer(inputs, attrs):
+    params, indices = inputs
+    if not indices.dtype.is_integer:
+        raise TypeError(f"Gather indices must be int32 or int64, got {indices.dtype.name}")
+    axis = attrs["axis"]
+    if params.shape.rank is None or indices.shape.rank is None:
+        return [(params.dtype, TensorShape(None))]
+    dims = params.shape.dims
+    axis = axis % len(dims)
+    return [(params.dtype, TensorShape(dims[:axis] + indices.shape.dims + dims[axis + 1:]))]
+
+
+GATHER = declare_op("GatherV2", _gather_kernel, _gather_infer, grad_inputs=(1,))
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
+           batch_dims: int = 0, name: Optional[str] = None):
+    """Rows (or slices along `axis`) of `params` at `indices`."""
+    params = convert_to_tensor(params)
+    indices = convert_to_tensor(indices)
+    axis = 0 if axis is None else int(axis)
+    if params.shape.rank is not None:
+        if not -params.shape.rank <= axis < max(params.shape.rank, 1):
+            raise ValueError(f"gather axis {axis} out of range for rank {params.shape.rank}")
+        axis %= max(params.shape.rank, 1)
+    return apply_op(GATHER, (params, indices), {"axis": axis}, name)
+
+
+def densify(slices: IndexedSlices):
+    """The dense tensor an IndexedSlices stands for (repeated indices added)."""
+    dense_shape = slices.dense_shape
+    if dense_shape is None:
+        raise ValueError("Cannot densify IndexedSlices without a dense_shape")
+    rows = _first_dim(dense_shape)
+    return unsorted_segment_sum(slices.values, slices.indices, rows)
+
+
+def _first_dim(dense_shape: Any):
+    value = constant_value(dense_shape)
+    if value is not None:
+        return int(value[0])
+    return gather(dense_shape, 0)
+
+
+def concat_indexed_slices(parts: List[IndexedSlices]) -> IndexedSlices:
+    """Sum of IndexedSlices without densifying: concatenate values and indices."""
+    values = concat([p.values for p in parts], axis=0)
+    indices = concat([p.indices for p in parts], axis=0)
+    return IndexedSlices(values, indices, parts[0].dense_shape)
+
+
+register_operator("densify", densify)
+
+__all__ = ["unsorted_segment_sum", "gather"]

@@ -1,0 +1,1 @@
+"""dg.debugging's runtime checks and dg.print."""

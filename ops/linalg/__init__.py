@@ -1,0 +1,1 @@
+"""dg.linalg: decompositions, solves, diagonals and norms of (batches of) matrices."""

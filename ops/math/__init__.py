@@ -1,0 +1,1 @@
+"""Elementwise math, reductions, matrix products, einsum, special functions."""

@@ -1,0 +1,67 @@
+"""Matrix products: MatMul (rank 2) and BatchMatMulV2. Gradients: matmul_grad.py."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ...framework.op_def import declare_op
+from ...framework.tensor import register_operator
+from ...framework.tensor_shape import TensorShape, broadcast_shapes
+from .complex_ops import conj
+from ..op_helpers import binary_operands
+from ..dispatch import apply_op
+from ..shape_rules import check_same_dtype
+
+
+def _matmul_kernel(a, b, *, transpose_a=False, transpose_b=False):
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b)
+
+
+def _matmul_infer(inputs, attrs):
+    a, b = inputs
+    dtype = check_same_dtype(inputs)
+    sa, sb = a.shape, b.shape
+    if sa.rank is None or sb.rank is None:
+        return [(dtype, TensorShape(None))]
+    if sa.rank < 2 or sb.rank < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {min(sa.rank, sb.rank)} "
+                         f"(shapes {sa} and {sb})")
+    m, ka = (sa[-1], sa[-2]) if attrs.get("transpose_a") else (sa[-2], sa[-1])
+    kb, n = (sb[-1], sb[-2]) if attrs.get("transpose_b") else (sb[-2], sb[-1])
+    if ka is not None and kb is not None and ka != kb:
+        raise ValueError(f"Matrix size-incompatible: In[0]: {sa}, In[1]: {sb} "
+                         f"(inner dimensions {ka} and {kb})")
+    batch = broadcast_shapes(TensorShape(sa.dims[:-2]), TensorShape(sb.dims[:-2]))
+    return [(dtype, batch.concatenate((m, n)))]
+
+
+MATMUL = declare_op("MatMul", _matmul_kernel, _matmul_infer, input_kinds="fciu",
+                    grad_inputs={0: (1,), 1: (0,)},
+                    same_dtype=slice(None))
+BATCH_MATMUL = declare_op("BatchMatMulV2", _matmul_kernel, _matmul_infer, input_kinds="fciu",
+                          grad_inputs={0: (1,), 1: (0,)},
+                          same_dtype=slice(None))
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, name: Optional[str] = None):
+    """Matrix product of the last two axes, broadcasting leading (batch) axes."""
+    a, b = binary_operands("MatMul", a, b)
+    if adjoint_a:
+        a, transpose_a = conj(a), True
+    if adjoint_b:
+        b, transpose_b = conj(b), True
+    rank_a, rank_b = a.shape.rank, b.shape.rank
+    op_def = MATMUL if rank_a == 2 and rank_b == 2 else BATCH_MATMUL
+    attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
+    return apply_op(op_def, (a, b), attrs, name)
+
+
+register_operator("matmul", matmul)
+
+__all__ = ["matmul"]

@@ -1,0 +1,229 @@
+"""Reductions over axes (attrs `axis`, `keepdims`) and add_n. Gradients: reduction_grad.py."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ...eager import context
+from ...eager.eager_tensor import EagerTensor
+from ...framework import dtypes
+from ...framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from ...framework.op_def import declare_op
+from ...framework.tensor import Tensor
+from ..constant_op import convert_to_tensor
+from ..dispatch import apply_op
+from ..shape_rules import check_same_dtype, normalize_axes, reduction
+from ..tensor_util import constant_value
+
+_state = context.state
+
+
+def _mode_error(message: str, graph_class: type) -> Exception:
+    """TF's class for a bad argument: InvalidArgumentError eagerly (the kernel
+    rejects it), `graph_class` while building a graph (op construction does)."""
+    if _state.graph is None:
+        return InvalidArgumentError(None, None, message)
+    return graph_class(message)
+
+
+def _axis_attr(axis: Any) -> Any:
+    """The `axis` argument as a hashable attr: None, or a tuple of ints; an axis
+    that is not integer raises TF's class for it."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        if not axis.dtype.is_integer:
+            raise _mode_error(f"reduction axis must be int32 or int64, got a {axis.dtype.name} "
+                              "tensor", TypeError)
+        axis = np.asarray(axis.array if isinstance(axis, EagerTensor) else _static(axis))
+    else:
+        array = np.asarray(axis)
+        if array.dtype.kind == "O":  # not convertible at all
+            error = ValueError if _state.graph is None else TypeError
+            raise error(f"Attempt to convert a value ({axis!r}) with an unsupported type "
+                        f"({type(axis).__name__}) to a Tensor (reduction axis).")
+        if array.dtype.kind not in "iu":
+            raise _mode_error(f"reduction axis must be integers, got {axis!r}", TypeError)
+        axis = array
+    if np.ndim(axis) == 0:
+        return (int(axis),)
+    return tuple(int(a) for a in np.asarray(axis).reshape(-1))
+
+
+def _static(tensor: Any) -> Any:
+    value = constant_value(tensor)
+    if value is None:
+        raise ValueError(f"reduction axis must be statically known, got {tensor}")
+    return value
+
+
+def _reducer(np_func, keep_int_dtype: bool = True):
+    def kernel(x, *, axis, keepdims):
+        if axis is not None:
+            axis = tuple(a % x.ndim if x.ndim else a for a in axis)
+            for a in axis:
+                if not 0 <= a < max(x.ndim, 1):
+                    raise ValueError(f"axis {a} is out of bounds for rank {x.ndim}")
+        if keep_int_dtype and x.dtype.kind in "iub":
+            return np.asarray(np_func(x, axis=axis, keepdims=keepdims, dtype=x.dtype))
+        return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
+    return kernel
+
+
+def _mean(x, axis, keepdims, dtype=None):
+    if x.dtype.kind in "iu":
+        s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        n = x.size // max(np.size(s), 1) if x.size else 1
+        return (s // n).astype(x.dtype)
+    if x.size == 0:  # as TF 2.21: NaN for floats, 0 for complex; no NumPy warning
+        total = np.sum(x, axis=axis, keepdims=keepdims)
+        if x.dtype.kind == "c":
+            return total
+        with np.errstate(all="ignore"):
+            return np.true_divide(total, 0)
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _minmax(np_func, identity):
+    """Max/Min; over an empty axis the result is the identity (TF: -inf/+inf for
+    floats, the dtype's lowest/highest integer), NaN propagates."""
+    def kernel(x, *, axis, keepdims):
+        if x.size == 0:
+            return np.asarray(np_func(x, axis=axis, keepdims=keepdims, initial=identity(x.dtype)))
+        return np.asarray(np_func(x, axis=axis, keepdims=keepdims))
+    return kernel
+
+
+SUM = declare_op("Sum", _reducer(np.sum), reduction(), input_kinds="fciu", grad_inputs=(0,))
+MEAN = declare_op("Mean", _reducer(_mean, keep_int_dtype=False), reduction(),
+                  input_kinds="fciu", grad_inputs=(0,))
+PROD = declare_op("Prod", _reducer(np.prod), reduction(), input_kinds="fciu", grad_inputs=(0,))
+MAX = declare_op("Max", _minmax(np.max, _lowest), reduction(), input_kinds="fiu",
+                 grad_inputs=(0,), grad_outputs=(0,))
+MIN = declare_op("Min", _minmax(np.min, _highest), reduction(), input_kinds="fiu",
+                 grad_inputs=(0,), grad_outputs=(0,))
+def _euclidean_norm(x, axis, keepdims):
+    magnitude = np.abs(x) if x.dtype.kind == "c" else x
+    out = np.sqrt(np.sum(magnitude * magnitude, axis=axis, keepdims=keepdims))
+    return out.astype(x.dtype)  # complex input gives a complex result, as in TF
+
+
+EUCLIDEAN_NORM = declare_op("EuclideanNorm", _reducer(_euclidean_norm, keep_int_dtype=False),
+                            reduction(), input_kinds="fci", grad_inputs=(0,), grad_outputs=(0,))
+ALL = declare_op("All", _reducer(np.all, False), reduction(), input_kinds="b", grad_inputs=())
+ANY = declare_op("Any", _reducer(np.any, False), reduction(), input_kinds="b", grad_inputs=())
+
+
+def _reduce(op_def, input_tensor, axis, keepdims, name):
+    logical = op_def.input_kinds == "b"
+    if logical and not isinstance(input_tensor, Tensor):
+        x = convert_to_tensor(input_tensor, dtype=dtypes.bool_)  # TF: a TypeError if not bool
+    else:
+        x = convert_to_tensor(input_tensor)
+    if logical and _state.graph is None:
+        axis = _axis_attr(axis)  # All/Any check the axis first eagerly (TF's order)
+    kinds = op_def.input_kinds  # the input's dtype is checked before the axis, as in TF
+    if kinds is not None and x.dtype.kind not in kinds:
+        raise _mode_error(op_def.dtype_error(x.dtype), TypeError)
+    if not (logical and _state.graph is None):
+        axis = _axis_attr(axis)
+    if axis is not None and x.shape.rank is not None:
+        try:
+            axis = normalize_axes(axis, x.shape.rank)
+        except ValueError as error:
+            raise _mode_error(str(error), ValueError) from None
+    return apply_op(op_def, (x,), {"axis": axis, "keepdims": bool(keepdims)}, name)
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    """Sum over `axis` (None: all axes)."""
+    return _reduce(SUM, input_tensor, axis, keepdims, name)
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: Optional[str] = None):
+    return _reduce(MEAN, input_tensor, axis, keepdims, name)
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: Optional[str] = None):
+    return _reduce(PROD, input_tensor, axis, keepdims, name)
+
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(MAX, input_tensor, axis, keepdims, name)
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(MIN, input_tensor, axis, keepdims, name)
+
+
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: Optional[str] = None):
+    """sqrt(sum(|x|**2)) over `axis`: one op, so its gradient is x / norm (NaN at 0, as TF)."""
+    return _reduce(EUCLIDEAN_NORM, input_tensor, axis, keepdims, name)
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(ALL, input_tensor, axis, keepdims, name)
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None):
+    return _reduce(ANY, input_tensor, axis, keepdims, name)
+
+
+def _add_n_kernel(*xs):
+    total = xs[0] + xs[1] if len(xs) > 1 else xs[0].copy()
+    for x in xs[2:]:
+        total += x
+    return total
+
+
+def _add_n_infer(inputs, attrs):
+    dtype = check_same_dtype(inputs)
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        if not shape.is_compatible_with(t.shape):
+            raise ValueError(f"AddN inputs must all have one shape: {shape} vs {t.shape}")
+        shape = shape.merge_with(t.shape)
+    return [(dtype, shape)]
+
+
+ADD_N = declare_op("AddN", _add_n_kernel, _add_n_infer, input_kinds="fciu", grad_inputs=(),
+                   same_dtype=slice(None))
+
+
+def add_n(inputs: Sequence[Any], name: Optional[str] = None):
+    """Sum of a list of same-shape tensors (IndexedSlices are densified)."""
+    if inputs is None:
+        raise TypeError("add_n: inputs must be a list of tensors, got None")
+    if isinstance(inputs, Tensor):  # TF tests it for truth: eagerly, a list of its rows
+        if _state.graph is not None:
+            raise OperatorNotAllowedInGraphError(
+                f"add_n: using a tensor ({inputs!r}) as a Python list is not allowed in graph "
+                "mode; pass a list of tensors.")
+        inputs = list(inputs)
+    if not inputs:
+        raise ValueError("inputs must be a non-empty list of tensors")
+    tensors = [convert_to_tensor(t) for t in inputs]
+    if len(tensors) == 1 and name is None:
+        return tensors[0]
+    return apply_op(ADD_N, tensors, name=name)
+
+
+__all__ = ["reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min",
+           "reduce_all", "reduce_any", "add_n"]

@@ -1,0 +1,1 @@
+"""dg.nn: activations, convolution, pooling, softmax and cross-entropy, embeddings."""

@@ -1,0 +1,1 @@
+"""vectorized_map (TensorFlow's pfor) and its batching rules."""

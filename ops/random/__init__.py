@@ -1,0 +1,1 @@
+"""Random ops with TensorFlow's global-seed / op-seed rules."""

@@ -1,0 +1,97 @@
+"""dg.data through dg.distribute: experimental_distribute_dataset and
+distribute_datasets_from_function, with MirroredStrategy (threads) against TF 2.21's
+splits, and with MultiWorkerMirroredStrategy under mpiexec (sharded by worker as TF's
+auto-shard policy DATA: every worker reads the data and keeps its part of each batch)."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import duograd as dg
+
+D = dg.data.Dataset
+
+
+def local_lists(strategy, value):
+    return [np.asarray(v).tolist() for v in strategy.experimental_local_results(value)]
+
+
+def test_mirrored_experimental_distribute_dataset_splits_as_tf():
+    strategy = dg.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    got = [local_lists(strategy, b)
+           for b in strategy.experimental_distribute_dataset(D.range(10).batch(4))]
+    # TF 2.21, MirroredStrategy over 2 logical CPUs
+    assert got == [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8], [9]]]
+    dataset = D.from_tensor_slices(({"x": np.arange(6)}, np.arange(6) * 10)).batch(3)
+    got = [(local_lists(strategy, f["x"]), local_lists(strategy, y))
+           for f, y in strategy.experimental_distribute_dataset(dataset)]
+    assert got == [([[0, 1], [2]], [[0, 10], [20]]), ([[3, 4], [5]], [[30, 40], [50]])]
+    batch = next(iter(strategy.experimental_distribute_dataset(D.range(4).batch(4))))
+    assert all(isinstance(v, dg.Tensor) for v in strategy.experimental_local_results(batch))
+    spec = strategy.experimental_distribute_dataset(
+        D.range(8).batch(4, drop_remainder=True)).element_spec
+    assert spec.shape.as_list() == [None]
+
+
+def test_mirrored_distribute_datasets_from_function_as_tf():
+    strategy = dg.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    contexts = []
+
+    def dataset_fn(context):
+        contexts.append((context.num_input_pipelines, context.input_pipeline_id,
+                         context.num_replicas_in_sync,
+                         context.get_per_replica_batch_size(4)))
+        return D.range(10).shard(context.num_input_pipelines, context.input_pipeline_id) \
+            .batch(context.get_per_replica_batch_size(4))
+
+    got = [local_lists(strategy, b) for b in strategy.distribute_datasets_from_function(
+        dataset_fn)]
+    # TF 2.21: one pipeline; the last step's second replica gets an empty batch
+    assert contexts == [(1, 0, 2, 2)]
+    assert got == [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8, 9], []]]
+
+
+def test_training_step_fed_by_a_distributed_dataset():
+    strategy = dg.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    x = np.linspace(-1, 1, 16).astype(np.float32)
+    y = 2.0 * x
+    with strategy.scope():
+        w = dg.Variable(0.0)
+
+    def step(xb, yb):
+        with dg.GradientTape() as tape:
+            loss = dg.nn.compute_average_loss((w * xb - yb) ** 2, global_batch_size=8)
+        grad = tape.gradient(loss, w)
+        grad = dg.distribute.get_replica_context().all_reduce("SUM", grad)
+        w.assign_sub(0.5 * grad)
+
+    dataset = strategy.experimental_distribute_dataset(D.from_tensor_slices((x, y)).batch(8))
+    for _ in range(20):
+        for xb, yb in dataset:
+            strategy.run(step, args=(xb, yb))
+    assert abs(float(w.numpy()) - 2.0) < 1e-3
+
+
+MPIEXEC = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                      "distributed", "data_worker.py")
+
+
+def test_multi_worker_shards_by_worker(tmp_path):
+    env = dict(os.environ, HYDRA_IFACE="lo", MPIR_CVAR_CH3_INTERFACE_HOSTNAME="127.0.0.1",
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    out = str(tmp_path / "data")
+    result = subprocess.run([MPIEXEC, "-n", "2", sys.executable, WORKER, out], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    ranks = [json.load(open(f"{out}.rank{r}.json")) for r in range(2)]
+    # experimental_distribute_dataset: each worker keeps its half of every global batch
+    assert ranks[0]["distributed"] == [[0, 1], [4, 5], [8, 9]]
+    assert ranks[1]["distributed"] == [[2, 3], [6, 7], [10, 11]]
+    # distribute_datasets_from_function: one pipeline per worker, sharded by the user
+    assert [r["contexts"] for r in ranks] == [[[2, 0, 2]], [[2, 1, 2]]]
+    assert ranks[0]["from_function"] == [[0, 2], [4, 6], [8, 10]]
+    assert ranks[1]["from_function"] == [[1, 3], [5, 7], [9, 11]]

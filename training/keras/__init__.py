@@ -1,0 +1,3 @@
+"""Keras 3's training helpers on duograd: initializers, losses, metrics
+(`dg.keras.initializers`, `dg.keras.losses`, `dg.keras.metrics`, assembled in
+duograd/namespaces.py)."""
