@@ -17,7 +17,6 @@ import numpy as np
 
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import op_defs
-from ..framework.tensor_shape import TensorShape
 from . import graph_import_ops as ops_table
 from .protos import decode_error, proto
 from .tensor_proto import dtype_from_enum, shape_from_proto, to_ndarray
@@ -294,4 +293,4 @@ def import_graph_def(graph_def: Any, input_map: Optional[Dict[str, Any]] = None,
     return found
 
 
-__all__ = ["import_graph_def", "parse_graph_def", "TensorShape"]
+__all__ = ["import_graph_def", "parse_graph_def"]

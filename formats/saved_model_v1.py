@@ -10,6 +10,7 @@ stay those of the file, so `sess.run(signature.outputs[k].name, {...})` works.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any, Dict, List, Optional
 
@@ -61,14 +62,6 @@ def load(sess: Any, tags: Any, export_dir: str, import_scope: Optional[str] = No
     importer = _Importer(needed, {}, variables)
     order = importer.check()
     with graph.as_default():
-        with (graph.name_scope(import_scope) if import_scope else _nothing()):
+        with (graph.name_scope(import_scope) if import_scope else contextlib.nullcontext()):
             importer.build(order)
     return meta_graph
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
