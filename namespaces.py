@@ -211,15 +211,19 @@ alias("duograd.compat.v2.data", data_package)
 extend(v1, {old: getattr(sys.modules[f"{ROOT}.{space}" if space else ROOT], new)
             for old, (space, new) in aliases_v1.V1_ALIASES.items()})
 
-# -- TensorFlow's file formats (formats/): GraphDef, SavedModel, graph_util, io ---------
+# -- TensorFlow's files (formats/): GraphDef import/export, graph_util, SavedModel -----
 io = namespace("duograd.io", extra=formats_api.IO_NAMES)
 graph_util = namespace("duograd.graph_util",
                        extra={"import_graph_def": formats_api.import_graph_def})
-saved_model = namespace("duograd.saved_model", extra=formats_api.SAVED_MODEL_NAMES)
 namespace("duograd.compat.v1.graph_util", extra={
     "import_graph_def": formats_api.import_graph_def, **formats_api.GRAPH_UTIL_NAMES})
+saved_model = namespace("duograd.saved_model", extra=formats_api.SAVED_MODEL_NAMES)
+namespace("duograd.compat.v1.saved_model",
+          extra={**formats_api.SAVED_MODEL_NAMES, "load": formats_api.load_v1})
+namespace("duograd.compat.v1.saved_model.loader", extra={"load": formats_api.load_v1})
+namespace("duograd.compat.v1.saved_model.tag_constants", extra=formats_api.TAG_CONSTANTS)
 extend(v1, {"import_graph_def": formats_api.import_graph_def})
-extend(sys.modules["duograd.compat.v1.train"], formats_api.IO_NAMES)   # train.write_graph
+extend(sys.modules["duograd.compat.v1.train"], formats_api.IO_NAMES)
 
 # -- keep this block last: every top-level namespace is also a compat.v1/v2 module --
 TOP_LEVEL = {name: value for name, value in dict(globals()).items()
@@ -228,6 +232,7 @@ for _name, _space in TOP_LEVEL.items():
     for _compat in (v1, v2):
         if _name != "compat" and f"{_compat.__name__}.{_name}" not in sys.modules:
             alias(f"{_compat.__name__}.{_name}", _space)
+
 
 
 # -- the public surface of `dg` ----------------------------------------------------

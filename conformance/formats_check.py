@@ -114,6 +114,18 @@ def write(directory: str) -> None:
             frozen = dg.compat.v1.graph_util.convert_variables_to_constants(
                 sess, graph.as_graph_def(), ["out"])
     dg.io.write_graph(frozen, directory, "frozen.pb", as_text=False)
+
+    @dg.function
+    def inner(a):
+        return dg.tanh(a) * 3.0
+
+    graph = dg.Graph()
+    with graph.as_default():  # a graph calling a dg.function: its library goes along
+        placeholder = dg.compat.v1.placeholder(dg.float32, [None, 2], name="x")
+        out = dg.identity(inner(placeholder) + 1.0, name="out")
+        with dg.compat.v1.Session() as sess:
+            expected["graph_def/library"] = sess.run(out, {placeholder: X})
+    dg.io.write_graph(graph, directory, "library.pbtxt")
     np.savez(os.path.join(directory, "expected.npz"), **expected)
 
 
@@ -210,6 +222,13 @@ def check(directory: str) -> int:
         x_in, out = tf.compat.v1.import_graph_def(graph_def, return_elements=["x:0", "out:0"])
         with tf.compat.v1.Session() as sess:
             close("graph_def/out", sess.run(out, {x_in: X}), expected["graph_def/out"])
+    from google.protobuf import text_format
+    with open(os.path.join(directory, "library.pbtxt")) as stream:
+        graph_def = text_format.Parse(stream.read(), tf.compat.v1.GraphDef())
+    with tf.Graph().as_default():
+        x_in, out = tf.compat.v1.import_graph_def(graph_def, return_elements=["x:0", "out:0"])
+        with tf.compat.v1.Session() as sess:
+            close("graph_def/library", sess.run(out, {x_in: X}), expected["graph_def/library"])
     for failure in failures:
         print("DIFFERS", failure)
     print(f"formats conformance: {len(failures)} differences")

@@ -44,6 +44,14 @@ SAVED_MODEL_NAMES = {"load": load, "save": save, "contains_saved_model": contain
                      "SAVED_MODEL_FILENAME_PB": "saved_model.pb",
                      "VARIABLES_DIRECTORY": "variables", "VARIABLES_FILENAME": "variables",
                      "SERVING": "serve"}
+def load_v1(sess: Any, tags: Any, export_dir: str, import_scope: Any = None,
+            **saver_kwargs: Any) -> Any:
+    """dg.compat.v1.saved_model.load: a SavedModel's main graph into `sess`."""
+    from .saved_model_v1 import load as load_into_session
+    return load_into_session(sess, tags, export_dir, import_scope, **saver_kwargs)
+
+
+TAG_CONSTANTS = {"SERVING": "serve", "TRAINING": "train", "GPU": "gpu", "TPU": "tpu"}
 GRAPH_UTIL_NAMES = {"convert_variables_to_constants": convert_variables_to_constants,
                     "extract_sub_graph": extract_sub_graph}
 IO_NAMES = {"write_graph": write_graph}

@@ -71,7 +71,7 @@ class CalledFunctions:
         return name
 
 
-def _call_node(op: Any, builder: GraphDefBuilder, called: CalledFunctions) -> None:
+def call_node(op: Any, builder: GraphDefBuilder, called: CalledFunctions) -> None:
     attr_value = proto("attr_value_pb2").AttrValue
     node = builder.node(op.name, op.type, [input_name(t) for t in op.inputs] +
                         ["^" + c.name for c in op.control_inputs], {}, op.device)
@@ -120,7 +120,7 @@ def function_def(concrete: Any, name: str, input_names: Optional[Sequence[str]] 
         if op.name in args:
             continue
         if op.type in CALL_OPS:
-            _call_node(op, builder, called)
+            call_node(op, builder, called)
             continue
         if op.type in PYTHON_OPS:
             raise ValueError(f"{where}: op {op.name} ({op.type}) calls a Python function, "

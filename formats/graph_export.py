@@ -297,16 +297,26 @@ def _generic(op: Any, graph: Any, builder: GraphDefBuilder) -> None:
 
 
 def graph_to_graph_def(graph: Any, add_shapes: bool = False) -> Any:
-    """The GraphDef of every op of `graph`, in creation order."""
+    """The GraphDef of every op of `graph`, in creation order; the dg.functions its call
+    ops call go to the GraphDef's function library."""
+    from .function_export import CALL_OPS, CalledFunctions, call_node, function_def
     builder = GraphDefBuilder()
+    called = CalledFunctions()
     for op in graph.get_operations():
-        EXPORTERS.get(op.type, _generic)(op, graph, builder)
+        if op.type in CALL_OPS:
+            call_node(op, builder, called)
+        else:
+            EXPORTERS.get(op.type, _generic)(op, graph, builder)
         if add_shapes and op.outputs:
             node = builder.graph_def.node[-1] if builder.graph_def.node[-1].name == op.name \
                 else next(n for n in builder.graph_def.node if n.name == op.name)
             shapes = proto("attr_value_pb2").AttrValue.ListValue(
                 shape=[shape_to_proto(t.shape) for t in op.outputs])
             node.attr["_output_shapes"].CopyFrom(proto("attr_value_pb2").AttrValue(list=shapes))
+    while called.pending:  # a worklist: functions calling functions never recurse
+        graph_function, name = called.pending.pop()
+        builder.graph_def.library.function.append(
+            function_def(graph_function, name, called=called)[0])
     return builder.graph_def
 
 

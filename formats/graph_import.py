@@ -17,10 +17,11 @@ import numpy as np
 
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import op_defs
-from ..framework.tensor_shape import TensorShape
 from . import graph_import_ops as ops_table
 from .protos import decode_error, proto
 from .tensor_proto import dtype_from_enum, shape_from_proto, to_ndarray
+
+CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall")
 
 
 def parse_graph_def(data: Any, where: str = "GraphDef") -> Any:
@@ -93,26 +94,40 @@ def _canonical(key: str) -> str:
     return f"{node}:{index}"
 
 
+VARIABLE_NODE_OPS = ("VarHandleOp", "VariableV2", "Variable")
+
+
 class _Importer:
-    def __init__(self, graph_def: Any, input_map: Dict[str, Any]) -> None:
+    def __init__(self, graph_def: Any, input_map: Dict[str, Any],
+                 variables: Optional[Dict[str, Any]] = None) -> None:
         self.graph_def = graph_def
+        self.variables = dict(variables or {})  # variable node name -> dg.Variable
         self.input_map = {_canonical(k): v for k, v in input_map.items()}
         self.used_inputs: set = set()
         self.nodes = {node.name: node for node in graph_def.node}
         if len(self.nodes) != len(graph_def.node):
             raise ValueError("import_graph_def: the GraphDef names a node twice")
         self.outputs: Dict[str, Any] = {}  # node name -> outputs (list) or op
+        self.library_names = {f.signature.name for f in graph_def.library.function}
+        self._functions: Any = None
         self.constants: Dict[int, np.ndarray] = {}  # id(tensor) -> value
         self.op_type = ""
 
     def check(self) -> List[Any]:
         """The nodes in a topological order, after checking every op type and attr."""
         for node in self.graph_def.node:
+            if node.name in self.variables and node.op in VARIABLE_NODE_OPS:
+                continue
             if node.op in ops_table.REFUSED:
                 raise InvalidArgumentError(None, None, f"import_graph_def: node {node.name} "
                                            f"has op type {node.op}, which is refused: "
                                            f"{ops_table.REFUSED[node.op]}")
-            if node.op not in ops_table.TRANSLATORS and not (
+            if node.op in CALL_OPS or node.op in self.library_names:
+                self._library().check(node.attr["f"].func.name if node.op in CALL_OPS
+                                      else node.op)
+            elif node.op == "ReadVariableOp" and self.variables:
+                continue
+            elif node.op not in ops_table.TRANSLATORS and not (
                     node.op in ops_table.SAME_SIGNATURE and node.op in op_defs):
                 raise InvalidArgumentError(None, None, f"import_graph_def: node {node.name} "
                                            f"has op type {node.op}, which duograd cannot "
@@ -147,6 +162,15 @@ class _Importer:
                                        f"(TF1 while loops are not imported), e.g. at {stuck}")
         return order
 
+    def _library(self) -> Any:
+        """The GraphDef's function library, run by function_run (made on first use)."""
+        if self._functions is None:
+            from .function_run import FunctionLibrary
+            self._functions = FunctionLibrary(self.graph_def.library,
+                                              proto("meta_graph_pb2").MetaGraphDef.MetaInfoDef(
+                                              ).stripped_op_list, "import_graph_def")
+        return self._functions
+
     def resolve(self, text: str, consumer: str) -> Any:
         source, index, control = _split_input(text)
         key = "^" + source if control else f"{source}:{index}"
@@ -173,6 +197,9 @@ class _Importer:
     def build(self, order: List[Any]) -> None:
         import duograd as dg
         for node in order:
+            if node.name in self.variables and node.op in VARIABLE_NODE_OPS:
+                self.outputs[node.name] = [self.variables[node.name]]
+                continue
             where = f"node {node.name} ({node.op})"
             attrs = {key: attr_value(value, where) for key, value in node.attr.items()
                      if not key.startswith("_")}
@@ -190,6 +217,12 @@ class _Importer:
         from ..ops.dispatch import apply_op
         translate = ops_table.TRANSLATORS.get(node.op)
         try:
+            if node.op in CALL_OPS or node.op in self.library_names:
+                return self._library().call(attrs["f"] if node.op in CALL_OPS else node.op,
+                                            inputs)
+            if node.op in ("ReadVariableOp", "Identity") and inputs and \
+                    hasattr(inputs[0], "read_value"):  # a variable mapped by the caller
+                return inputs[0].read_value()
             if translate is not None:
                 return translate(self, node.name, inputs, attrs)
             return apply_op(op_defs.lookup(node.op), inputs, {}, node.name)
@@ -260,4 +293,4 @@ def import_graph_def(graph_def: Any, input_map: Optional[Dict[str, Any]] = None,
     return found
 
 
-__all__ = ["import_graph_def", "parse_graph_def", "TensorShape"]
+__all__ = ["import_graph_def", "parse_graph_def"]

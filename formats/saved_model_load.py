@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Optional
 
-from ..framework.errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..framework.errors import (DataLossError, InvalidArgumentError, NotFoundError,
+                                UnimplementedError)
 from . import structure, wire
 from . import object_graph as checkpoint_graph
 from .bundle import BundleReader
@@ -95,7 +96,9 @@ class _Loader:
     def load(self) -> Any:
         nodes = self.graph.nodes
         if not nodes:
-            raise DataLossError(None, None, f"SavedModel {self.export_dir} has no objects")
+            raise UnimplementedError(None, None, f"SavedModel {self.export_dir} holds no object "
+                                     "graph (a TF1 SavedModel): load it into a Session with "
+                                     "dg.compat.v1.saved_model.load(sess, tags, export_dir)")
         for index, node in enumerate(nodes):  # objects first, then functions (captures)
             kind = node.WhichOneof("kind")
             if kind == "user_object":

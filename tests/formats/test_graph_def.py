@@ -160,3 +160,25 @@ def test_eagerly_the_import_goes_to_the_global_default_graph():
     with dg.compat.v1.Session(graph=y.graph) as sess:
         got = sess.run(y, {y.graph.get_tensor_by_name("eager/x:0"): FROZEN["feed"]})
     np.testing.assert_allclose(got, FROZEN["y"], rtol=1e-6)
+
+
+def test_a_graph_calling_a_dg_function_exports_its_library_and_reimports():
+    @dg.function
+    def inner(a):
+        return dg.tanh(a) * 3.0
+
+    graph = dg.Graph()
+    with graph.as_default():
+        x = dg.compat.v1.placeholder(dg.float32, [2], name="x")
+        dg.identity(inner(x) + 1.0, name="y")
+        graph_def = graph.as_graph_def()
+    assert [f.signature.name for f in graph_def.library.function] == ["__inference_inner_0_0"]
+    again = dg.Graph()
+    with again.as_default():
+        x2, y2 = dg.compat.v1.import_graph_def(graph_def, return_elements=["x:0", "y:0"])
+        dx = dg.gradients(y2, x2)[0]
+        with dg.compat.v1.Session() as sess:
+            got_y, got_dx = sess.run([y2, dx], {x2: [0.5, -1.0]})
+    points = np.array([0.5, -1.0], np.float32)
+    np.testing.assert_allclose(got_y, np.tanh(points) * 3 + 1, rtol=1e-6)
+    np.testing.assert_allclose(got_dx, 3 * (1 - np.tanh(points) ** 2), rtol=1e-6)

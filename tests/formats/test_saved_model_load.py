@@ -111,3 +111,20 @@ def test_functional_control_flow_and_embedding_lookups_load_and_differentiate():
     np.testing.assert_allclose(dw.numpy(), expected["dy_dw"], rtol=1e-5, atol=1e-7)
     traced = dg.function(lambda a, b: loaded(a, b))  # the loops trace into a dg.function
     np.testing.assert_allclose(traced(x, ids).numpy(), expected["y"], rtol=1e-6)
+
+
+def test_a_tf1_saved_model_loads_into_a_session_and_differentiates():
+    expected = EXPECTED["tf1_saved_model"]
+    with pytest.raises(dg.errors.UnimplementedError, match="TF1 SavedModel"):
+        dg.saved_model.load(fixture("tf1_saved_model"))
+    graph = dg.Graph()
+    with graph.as_default(), dg.compat.v1.Session() as sess:
+        meta_graph = dg.compat.v1.saved_model.loader.load(
+            sess, [dg.compat.v1.saved_model.tag_constants.SERVING], fixture("tf1_saved_model"))
+        signature = meta_graph.signature_def["serving_default"]
+        x = graph.get_tensor_by_name(signature.inputs["x"].name)
+        y = graph.get_tensor_by_name(signature.outputs["y"].name)
+        np.testing.assert_allclose(sess.run(y, {x: expected["x"]}), expected["y"], rtol=1e-6)
+        dx = dg.gradients(dg.reduce_sum(y[:, 0]), x)[0]
+        np.testing.assert_allclose(sess.run(dx, {x: expected["x"]}), expected["dy0_dx"],
+                                   rtol=1e-5, atol=1e-7)

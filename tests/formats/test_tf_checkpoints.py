@@ -167,6 +167,7 @@ def test_duograd_keras_adam_writes_tf_keys_and_object_graph(tmp_path):
 
 def test_a_tf1_saver_checkpoint_restores_into_the_same_graph():
     prefix = fixture("saver/model-2")
+    assert dg.train.latest_checkpoint(fixture("saver")) == prefix  # TF's text state file
     graph = dg.Graph()
     with graph.as_default():
         x = dg.compat.v1.placeholder(dg.float32, [None, 2], name="x")

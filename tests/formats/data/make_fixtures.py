@@ -107,7 +107,7 @@ def saver_checkpoint():
         loss = tf.reduce_sum(tf.square(y), name="loss")
         step = tf.compat.v1.train.get_or_create_global_step()
         train = tf.compat.v1.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
-        saver = tf.compat.v1.train.Saver()
+        saver = tf.compat.v1.train.Saver(save_relative_paths=True)
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
             feed = {x: [[1.0, 2.0], [-0.5, 0.25]]}
@@ -253,6 +253,28 @@ def saved_model_control():
         "dy_dw": dw.numpy().tolist()}
 
 
+def tf1_saved_model():
+    """A TF1 SavedModel (simple_save): no object graph; its main graph runs in a Session."""
+    path = os.path.join(HERE, "tf1_saved_model")
+    shutil.rmtree(path, ignore_errors=True)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+        w = tf.compat.v1.get_variable("dense/kernel", initializer=tf.constant(
+            [[0.5, -1.0], [2.0, 0.25]]))
+        b = tf.compat.v1.get_variable("dense/bias", initializer=tf.constant([0.1, -0.3]))
+        y = tf.nn.softmax(tf.tanh(tf.matmul(x, w) + b), name="y")
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            tf.compat.v1.saved_model.simple_save(sess, path, inputs={"x": x},
+                                                 outputs={"y": y})
+            feed = [[1.0, 2.0], [-0.5, 0.75]]
+            EXPECTED["tf1_saved_model"] = {
+                "x": feed, "y": sess.run(y, {x: feed}).tolist(),
+                "dy0_dx": sess.run(tf.gradients(tf.reduce_sum(y[:, 0]), x)[0],
+                                   {x: feed}).tolist()}
+
+
 def keras_export():
     """A Keras 3 model exported for serving (model.export), weights set to fixed values."""
     import keras
@@ -282,5 +304,6 @@ if __name__ == "__main__":
     saved_model_mlp()
     keras_export()
     saved_model_control()
+    tf1_saved_model()
     with open(os.path.join(HERE, "expected.json"), "w") as stream:
         json.dump(EXPECTED, stream, indent=1, sort_keys=True)
