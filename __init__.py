@@ -76,6 +76,7 @@ from .grad_registry import array_more_grad, gamma_grad, rounding_grad  # noqa: F
 from .ops.control_flow.fold_ops import foldl, foldr  # noqa: F401
 from .ops.array.partition_ops import dynamic_partition, dynamic_stitch  # noqa: F401
 from .grad_registry import partition_grad  # noqa: F401
+from .grad_registry import special_functions_grad  # noqa: F401 (kernels: the scipy extra)
 
 __version__ = "0.1.0"
 from .ops.control_flow.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)

@@ -212,3 +212,11 @@ def hide_implementation_modules(package_globals: dict) -> None:
                 and name not in PUBLIC_MODULES and \
                 value.__name__.startswith(package_globals["__name__"] + "."):
             del package_globals[name]
+
+
+# -- TF's special functions (ops/math/special_functions_ops.py, kernels from the scipy extra)
+from .ops.math import incomplete_gamma_ops, special_functions_ops  # noqa: E402
+vars(math).update(_namespace("", special_functions_ops, incomplete_gamma_ops).__dict__)
+math.__name__ = "duograd.math"
+math.special = _namespace("duograd.math.special",  # type: ignore[attr-defined]
+                          extra=special_functions_ops.SPECIAL_NAMES)

@@ -1,0 +1,100 @@
+"""Programs for the ops whose gradients issue 22 adds, written once against TF's public API
+so that the same function runs with TensorFlow (tf_reference/gen_gradient_reference.py
+records its values into gradient_reference.py) and with duograd (ops/test_tf_recorded_
+gradients.py compares). Each case takes the library module and returns a list of arrays:
+forward values, then gradients (None where TF gives None)."""
+from __future__ import annotations
+
+import numpy as np
+
+CASES = {}
+
+
+def case(function):
+    CASES[function.__name__] = function
+    return function
+
+
+def _np(value):
+    return None if value is None else np.asarray(value).tolist()
+
+
+def value_and_grads(lib, fn, *args, dtype=np.float64):
+    """fn(*args) and the gradient of sum(fn * weights) for every arg (eager tape)."""
+    tensors = [lib.constant(np.asarray(a, dtype)) for a in args]
+    with lib.GradientTape() as tape:
+        for t in tensors:
+            tape.watch(t)
+        y = fn(*tensors)
+        weights = lib.constant(np.linspace(0.5, 1.5, int(np.prod(y.shape))).reshape(y.shape)
+                               .astype(y.dtype.as_numpy_dtype))
+        loss = lib.reduce_sum(y * weights)
+    return [_np(y)] + [_np(g) for g in tape.gradient(loss, tensors)]
+
+
+_XS = [0.0, 0.3, 1.7, 4.5]
+_XPOS = [0.3, 1.7, 4.5]
+
+
+def _special(name, xs):
+    def run(lib):
+        return value_and_grads(lib, getattr(lib.math.special, name), xs)
+    run.__name__ = name
+    return case(run)
+
+
+for _name in ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1",
+              "dawsn", "fresnel_cos", "fresnel_sin"]:
+    _special(_name, _XS)
+for _name in ["bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1",
+              "expint", "spence"]:
+    _special(_name, _XPOS)
+
+
+@case
+def erfinv(lib):
+    return value_and_grads(lib, lib.math.erfinv, [-0.9, -0.2, 0.0, 0.6])
+
+
+@case
+def ndtri(lib):
+    return value_and_grads(lib, lib.math.ndtri, [0.05, 0.5, 0.8])
+
+
+@case
+def igamma(lib):
+    return value_and_grads(lib, lib.math.igamma, [0.5, 2.0, 7.5], [0.4, 2.5, 6.0])
+
+
+@case
+def igammac(lib):
+    return value_and_grads(lib, lib.math.igammac, [[0.5], [2.0]], [0.4, 2.5, 6.0])
+
+
+@case
+def betainc(lib):
+    return value_and_grads(lib, lib.math.betainc, [0.5, 2.0, 3.0], 1.5, [0.2, 0.5, 0.9])
+
+
+@case
+def zeta(lib):
+    return value_and_grads(lib, lib.math.zeta, [2.0, 3.5, 1.5], [0.5, 1.0, 4.0])
+
+
+@case
+def special_edges(lib):
+    """Domains' edges: NaN, +-inf and the constants TF gives there (float32)."""
+    f32 = np.float32
+    c = lib.constant
+    m, s = lib.math, lib.math.special
+    return [_np(v) for v in [
+        m.igamma(c([0.0, -1.0, 2.0, 2.0], f32), c([1.0, 1.0, -1.0, 0.0], f32)),
+        m.igammac(c([0.0, -1.0, 2.0, 2.0], f32), c([1.0, 1.0, -1.0, 0.0], f32)),
+        m.betainc(c([0.0, 1.0, 1.0, 1.0], f32), c([1.0, -1.0, 1.0, 1.0], f32),
+                  c([0.5, 0.5, -0.1, 1.1], f32)),
+        m.zeta(c([0.5, 1.0, 2.0, 2.0, 2.0], f32), c([1.0, 1.0, 0.0, -1.0, -1.5], f32)),
+        m.erfinv(c([-1.0, 1.0, 1.5], f32)), m.ndtri(c([0.0, 1.0, -0.5], f32)),
+        s.spence(c([-1.0, 0.0], f32)), s.bessel_k0(c([0.0, -1.0], f32)),
+        s.bessel_y0(c([0.0, -1.0], f32)), s.expint(c([0.0, -1.0], f32)),
+        m.bessel_i1(c([0.5, 3.0], f32)),
+    ]]

@@ -1,0 +1,25 @@
+"""The ops and gradients of issue 22 against TensorFlow 2.21's recorded values: each case of
+gradient_cases.py runs with duograd (eager) and must give TF's numbers, NaN and inf included,
+and None exactly where TF's gradient is None."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import duograd as dg
+import gradient_cases
+from gradient_reference import TF_VALUES
+
+
+@pytest.mark.parametrize("name", sorted(gradient_cases.CASES))
+def test_values_and_gradients_are_tensorflows(name):
+    assert name in TF_VALUES, f"{name}: no recorded TF values (run gen_gradient_reference.py)"
+    ours = gradient_cases.CASES[name](dg)
+    theirs = TF_VALUES[name]
+    assert len(ours) == len(theirs)
+    for i, (mine, tf_value) in enumerate(zip(ours, theirs)):
+        assert (mine is None) == (tf_value is None), (name, i, mine, tf_value)
+        if mine is not None:
+            np.testing.assert_allclose(np.asarray(mine, np.float64),
+                                       np.asarray(tf_value, np.float64),
+                                       rtol=2e-6, atol=1e-12, err_msg=f"{name} output {i}")
