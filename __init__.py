@@ -77,6 +77,14 @@ from .ops.control_flow.fold_ops import foldl, foldr  # noqa: F401
 from .ops.array.partition_ops import dynamic_partition, dynamic_stitch  # noqa: F401
 from .grad_registry import partition_grad  # noqa: F401
 from .grad_registry import special_functions_grad  # noqa: F401 (kernels: the scipy extra)
+from .ops.array.space_batch_ops import batch_to_space, space_to_batch, space_to_batch_nd  # noqa: F401
+from .grad_registry import space_batch_grad  # noqa: F401
+from .ops.array.reverse_sequence_ops import reverse_sequence  # noqa: F401
+from .ops.array.patches_ops import extract_volume_patches  # noqa: F401
+from .ops.array.scatter_minmax_ops import tensor_scatter_nd_max, tensor_scatter_nd_min  # noqa: F401
+from .grad_registry import (patches_grad, reverse_sequence_grad, scatter_minmax_grad,  # noqa: F401
+                            strided_slice_update_grad)
+from .namespaces import image  # noqa: F401
 
 __version__ = "0.1.0"
 from .ops.control_flow.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)

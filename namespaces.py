@@ -218,5 +218,18 @@ def hide_implementation_modules(package_globals: dict) -> None:
 from .ops.math import incomplete_gamma_ops, special_functions_ops  # noqa: E402
 vars(math).update(_namespace("", special_functions_ops, incomplete_gamma_ops).__dict__)
 math.__name__ = "duograd.math"
-math.special = _namespace("duograd.math.special",  # type: ignore[attr-defined]
+math.special = _namespace("duograd.math.special",
                           extra=special_functions_ops.SPECIAL_NAMES)
+
+# -- space / batch / depth moves (ops/array/space_batch_ops.py) --------------------------------
+from .ops.array import space_batch_ops  # noqa: E402
+vars(nn).update(space_batch_ops.NN_NAMES)
+for _name, _function in space_batch_ops.V1_NAMES.items():
+    setattr(compat.v1, _name, _function)
+
+# -- patches, reverse_sequence (ops/array/patches_ops.py, reverse_sequence_ops.py) ------------
+from .ops.array import patches_ops, reverse_sequence_ops  # noqa: E402
+image = _namespace("duograd.image", extra=patches_ops.IMAGE_NAMES)
+for _name, _function in patches_ops.V1_NAMES.items():
+    setattr(compat.v1, _name, _function)
+compat.v1.reverse_sequence = reverse_sequence_ops.reverse_sequence_v1

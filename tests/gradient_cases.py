@@ -98,3 +98,94 @@ def special_edges(lib):
         s.bessel_y0(c([0.0, -1.0], f32)), s.expint(c([0.0, -1.0], f32)),
         m.bessel_i1(c([0.5, 3.0], f32)),
     ]]
+
+
+# -- array: space/batch/depth, reverse_sequence, patches, scatter max/min ------------------
+def _arange(*shape):
+    return np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) / 7.0 - 1.0
+
+
+@case
+def space_to_batch(lib):
+    return value_and_grads(lib, lambda x: lib.space_to_batch(x, [2, 3], [[1, 1], [0, 1]]),
+                           _arange(2, 4, 5, 3))
+
+
+@case
+def batch_to_space(lib):
+    return value_and_grads(lib, lambda x: lib.batch_to_space(x, [2, 2], [[0, 1], [1, 0]]),
+                           _arange(8, 2, 3, 1))
+
+
+@case
+def space_to_batch_nd_one_dim(lib):
+    return value_and_grads(lib, lambda x: lib.space_to_batch_nd(x, [2], [[1, 1]]),
+                           _arange(2, 4, 3))
+
+
+@case
+def space_to_depth(lib):
+    return value_and_grads(lib, lambda x: lib.nn.space_to_depth(x, 2), _arange(2, 4, 6, 3))
+
+
+@case
+def depth_to_space(lib):
+    return value_and_grads(lib, lambda x: lib.nn.depth_to_space(x, 2), _arange(1, 2, 3, 8))
+
+
+@case
+def reverse_sequence(lib):
+    return value_and_grads(lib, lambda x: lib.reverse_sequence(x, [0, 2, 4], seq_axis=1,
+                                                               batch_axis=0), _arange(3, 4, 2))
+
+
+@case
+def reverse_sequence_batch_axis_2(lib):
+    return value_and_grads(lib, lambda x: lib.reverse_sequence(x, [3, 1], seq_axis=0,
+                                                               batch_axis=2), _arange(3, 4, 2))
+
+
+@case
+def extract_patches_same(lib):
+    return value_and_grads(lib, lambda x: lib.image.extract_patches(
+        x, [1, 2, 3, 1], [1, 1, 2, 1], [1, 1, 1, 1], "SAME"), _arange(2, 4, 5, 2))
+
+
+@case
+def extract_patches_valid_rates(lib):
+    return value_and_grads(lib, lambda x: lib.image.extract_patches(
+        x, [1, 2, 2, 1], [1, 2, 1, 1], [1, 2, 2, 1], "VALID"), _arange(1, 5, 5, 2))
+
+
+@case
+def extract_volume_patches(lib):
+    return value_and_grads(lib, lambda x: lib.extract_volume_patches(
+        x, [1, 2, 2, 2, 1], [1, 1, 2, 1, 1], "SAME"), _arange(1, 3, 4, 3, 2))
+
+
+@case
+def tensor_scatter_nd_max(lib):
+    return value_and_grads(lib, lambda x, u: lib.tensor_scatter_nd_max(
+        x, [[0], [2], [0]], u), [[1.0, 5.0], [3.0, -1.0], [0.0, 2.0]],
+        [[4.0, 5.0], [0.0, 2.0], [0.5, 7.0]])
+
+
+@case
+def tensor_scatter_nd_min(lib):
+    return value_and_grads(lib, lambda x, u: lib.tensor_scatter_nd_min(
+        x, [[1, 0], [2, 1]], u), [[1.0, 5.0], [3.0, -1.0], [0.0, 2.0]], [3.0, 0.5])
+
+
+@case
+def tensor_strided_slice_update(lib):
+    update = getattr(lib, "raw_ops", None)
+    if update is not None:  # TF: reached through tf.raw_ops only
+        def fn(x, v):
+            return lib.raw_ops.TensorStridedSliceUpdate(
+                input=x, begin=[0, 1], end=[3, 4], strides=[2, 2], value=v)
+    else:
+        from duograd.ops.array.strided_slice_update_ops import tensor_strided_slice_update
+
+        def fn(x, v):
+            return tensor_strided_slice_update(x, [0, 1], [3, 4], [2, 2], v)
+    return value_and_grads(lib, fn, _arange(4, 5), [[1.0], [2.0]])
