@@ -233,3 +233,10 @@ image = _namespace("duograd.image", extra=patches_ops.IMAGE_NAMES)
 for _name, _function in patches_ops.V1_NAMES.items():
     setattr(compat.v1, _name, _function)
 compat.v1.reverse_sequence = reverse_sequence_ops.reverse_sequence_v1
+
+# -- cumulative_logsumexp, sparse segment reductions (ops/math/) -----------------------------
+from .ops.math import cumulative_logsumexp_ops, sparse_segment_ops  # noqa: E402
+math.cumulative_logsumexp = cumulative_logsumexp_ops.cumulative_logsumexp
+sparse = _namespace("duograd.sparse", extra=sparse_segment_ops.SPARSE_NAMES)
+for _name, _function in sparse_segment_ops.V1_NAMES.items():
+    setattr(compat.v1, _name, _function)

@@ -189,3 +189,55 @@ def tensor_strided_slice_update(lib):
         def fn(x, v):
             return tensor_strided_slice_update(x, [0, 1], [3, 4], [2, 2], v)
     return value_and_grads(lib, fn, _arange(4, 5), [[1.0], [2.0]])
+
+
+# -- math: cumulative_logsumexp, sparse segment reductions ------------------------------------
+@case
+def cumulative_logsumexp(lib):
+    return value_and_grads(lib, lambda x: lib.math.cumulative_logsumexp(x, axis=1),
+                           [[0.5, -1.0, 2.0], [3.0, 0.0, -2.0]])
+
+
+@case
+def cumulative_logsumexp_exclusive_reverse(lib):
+    return value_and_grads(lib, lambda x: lib.math.cumulative_logsumexp(
+        x, axis=0, exclusive=True, reverse=True), [[0.5, -1.0], [3.0, 0.0], [1.0, 1.0]])
+
+
+_DATA = [[1.0, 2.0], [3.0, -4.0], [5.0, 6.0], [0.5, 1.5]]
+
+
+@case
+def sparse_segment_sum(lib):
+    return value_and_grads(lib, lambda d: lib.sparse.segment_sum(d, [0, 2, 1, 0], [0, 0, 1, 3]),
+                           _DATA)
+
+
+@case
+def sparse_segment_mean(lib):
+    return value_and_grads(lib, lambda d: lib.sparse.segment_mean(d, [0, 2, 1, 0], [0, 0, 1, 3]),
+                           _DATA)
+
+
+@case
+def sparse_segment_sqrt_n(lib):
+    return value_and_grads(lib, lambda d: lib.sparse.segment_sqrt_n(d, [3, 2, 2], [0, 0, 0]),
+                           _DATA)
+
+
+@case
+def sparse_segment_with_num_segments(lib):
+    return value_and_grads(lib, lambda d: lib.sparse.segment_sum(d, [0, 1], [1, 1],
+                                                                 num_segments=4), _DATA)
+
+
+@case
+def sparse_segment_mean_with_num_segments(lib):
+    return value_and_grads(lib, lambda d: lib.sparse.segment_mean(d, [0, 1, 3], [0, 2, 2],
+                                                                  num_segments=3), _DATA)
+
+
+@case
+def sparse_segment_sqrt_n_with_num_segments(lib):
+    return value_and_grads(lib, lambda d: lib.sparse.segment_sqrt_n(d, [0, 1, 3], [0, 2, 2],
+                                                                    num_segments=5), _DATA)
