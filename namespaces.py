@@ -240,3 +240,11 @@ math.cumulative_logsumexp = cumulative_logsumexp_ops.cumulative_logsumexp
 sparse = _namespace("duograd.sparse", extra=sparse_segment_ops.SPARSE_NAMES)
 for _name, _function in sparse_segment_ops.V1_NAMES.items():
     setattr(compat.v1, _name, _function)
+
+# -- qr, eig, eigvals, sqrtm (ops/linalg/decomposition_ops.py) --------------------------------
+from .ops.linalg import decomposition_ops  # noqa: E402
+vars(linalg).update(decomposition_ops.LINALG_NAMES)
+
+# -- lstsq, tridiagonal and banded solves (ops/linalg/structured_solve_ops.py) ---------------
+from .ops.linalg import structured_solve_ops  # noqa: E402
+vars(linalg).update(structured_solve_ops.LINALG_NAMES)

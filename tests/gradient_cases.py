@@ -241,3 +241,112 @@ def sparse_segment_mean_with_num_segments(lib):
 def sparse_segment_sqrt_n_with_num_segments(lib):
     return value_and_grads(lib, lambda d: lib.sparse.segment_sqrt_n(d, [0, 1, 3], [0, 2, 2],
                                                                     num_segments=5), _DATA)
+
+
+# -- linalg: qr, eig, sqrtm, lstsq, tridiagonal, banded -------------------------------------------
+_A43 = [[0.5, -1.0, 2.0], [1.5, 0.3, -0.7], [-0.2, 0.8, 1.1], [0.9, -0.4, 0.6]]
+_A33 = [[2.0, -1.0, 0.5], [0.3, 1.5, -0.7], [-0.2, 0.8, 3.1]]
+
+
+@case
+def qr_deep(lib):
+    def fn(a):
+        q, r = lib.linalg.qr(a)
+        return lib.concat([lib.reshape(q, [-1]), lib.reshape(r, [-1])], 0)
+    return value_and_grads(lib, fn, _A43)
+
+
+@case
+def qr_wide(lib):
+    def fn(a):
+        q, r = lib.linalg.qr(a)
+        return lib.concat([lib.reshape(q, [-1]), lib.reshape(r, [-1])], 0)
+    return value_and_grads(lib, fn, np.transpose(_A43))
+
+
+@case
+def eig(lib):
+    def fn(a):
+        e, v = lib.linalg.eig(a)
+        # eigenvector phases are arbitrary: use |v|^2 and the eigenvalues
+        return lib.concat([lib.math.real(e), lib.math.imag(e),
+                           lib.reshape(lib.math.real(v * lib.math.conj(v)), [-1])], 0)
+    return value_and_grads(lib, fn, _A33)
+
+
+@case
+def eigvals(lib):
+    return value_and_grads(lib, lambda a: lib.math.real(lib.linalg.eigvals(a)), _A33)
+
+
+@case
+def sqrtm(lib):
+    return value_and_grads(lib, lib.linalg.sqrtm, [[4.0, 1.0, 0.5], [0.5, 3.0, 0.2],
+                                                   [0.1, 0.3, 2.0]])
+
+
+@case
+def lstsq_overdetermined(lib):
+    return value_and_grads(lib, lambda a, b: lib.linalg.lstsq(a, b, l2_regularizer=0.1), _A43,
+                           [[1.0], [2.0], [-1.0], [0.5]])
+
+
+@case
+def lstsq_underdetermined(lib):
+    return value_and_grads(lib, lambda a, b: lib.linalg.lstsq(a, b), np.transpose(_A43),
+                           [[1.0, 0.0], [2.0, 1.0], [-1.0, 3.0]])
+
+
+_DIAGS = [[1.0, 0.5, -0.3, 9.0], [4.0, 3.5, 5.0, 2.5], [9.0, 0.2, -0.6, 0.8]]
+_RHS = [[1.0, 2.0], [0.5, -1.0], [3.0, 0.0], [-2.0, 1.5]]
+
+
+@case
+def tridiagonal_matmul(lib):
+    return value_and_grads(lib, lib.linalg.tridiagonal_matmul, _DIAGS, _RHS)
+
+
+@case
+def tridiagonal_solve(lib):
+    return value_and_grads(lib, lib.linalg.tridiagonal_solve, _DIAGS, _RHS)
+
+
+@case
+def tridiagonal_solve_sequence_vector(lib):
+    return value_and_grads(lib, lambda u, d, s, b: lib.linalg.tridiagonal_solve(
+        (u, d, s), b, diagonals_format="sequence"), *_DIAGS, [1.0, 0.5, 3.0, -2.0])
+
+
+@case
+def tridiagonal_matmul_matrix_format(lib):
+    m = [[4.0, 1.0, 0.0], [0.5, 3.0, -0.3], [0.0, 0.2, 5.0]]
+    return value_and_grads(lib, lambda a, b: lib.linalg.tridiagonal_matmul(
+        a, b, diagonals_format="matrix"), m, _RHS[:3])
+
+
+@case
+def banded_triangular_solve_lower(lib):
+    return value_and_grads(lib, lib.linalg.banded_triangular_solve,
+                           [[4.0, 3.0, 5.0, 2.5], [9.0, 0.2, -0.6, 0.8]], _RHS)
+
+
+@case
+def banded_triangular_solve_upper_adjoint(lib):
+    return value_and_grads(lib, lambda a, b: lib.linalg.banded_triangular_solve(
+        a, b, lower=False, adjoint=True),
+        [[0.3, -0.5, 0.7, 9.0], [1.0, 0.5, -0.3, 9.0], [4.0, 3.0, 5.0, 2.5]], _RHS)
+
+
+@case
+def lstsq_large_batch_kernel(lib):
+    """3000 matrices of 4 x 3 (288 kB > TF's cache guess, batch > order): TF runs the
+    MatrixSolveLs kernel and its gradient; batch sums keep the record small."""
+    k = np.arange(3000 * 12, dtype=np.float64)
+    a = lib.constant((np.sin(k) + 2.0 * (k % 12 % 4 == k % 12 // 4)).reshape(3000, 4, 3))
+    b = lib.constant(np.cos(np.arange(3000 * 4, dtype=np.float64)).reshape(3000, 4, 1))
+    with lib.GradientTape() as tape:
+        tape.watch([a, b])
+        x = lib.linalg.lstsq(a, b, l2_regularizer=0.05)
+        loss = lib.reduce_sum(x * x)
+    ga, gb = tape.gradient(loss, [a, b])
+    return [_np(lib.reduce_sum(x, 0)), _np(lib.reduce_sum(ga, 0)), _np(lib.reduce_sum(gb, 0))]
