@@ -68,7 +68,7 @@ def _lstsq_kernel(matrix, rhs, l2_regularizer, *, fast):
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         aa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
         bb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
-        x = np.stack([np.linalg.lstsq(ai, bi, rcond=None)[0] for ai, bi in zip(aa, bb)]) \
+        x = np.stack([np.linalg.lstsq(ai, bi, rcond=None)[0] for ai, bi in zip(aa, bb, strict=True)]) \
             if aa.shape[0] else np.zeros((0, n, b.shape[-1]), a.dtype)
         x = x.reshape(batch + (n, b.shape[-1]))
     return np.ascontiguousarray(x).astype(matrix.dtype)
