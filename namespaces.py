@@ -248,3 +248,8 @@ vars(linalg).update(decomposition_ops.LINALG_NAMES)
 # -- lstsq, tridiagonal and banded solves (ops/linalg/structured_solve_ops.py) ---------------
 from .ops.linalg import structured_solve_ops  # noqa: E402
 vars(linalg).update(structured_solve_ops.LINALG_NAMES)
+
+# -- conv3d, depthwise_conv2d (ops/nn/conv_nd_ops.py) ------------------------------------------
+from .ops.nn import conv_nd_ops  # noqa: E402
+vars(nn).update(conv_nd_ops.NN_NAMES)
+compat.v1.nn = FallbackNamespace("duograd.compat.v1.nn", "nn", **conv_nd_ops.V1_NN_NAMES)

@@ -350,3 +350,54 @@ def lstsq_large_batch_kernel(lib):
         loss = lib.reduce_sum(x * x)
     ga, gb = tape.gradient(loss, [a, b])
     return [_np(lib.reduce_sum(x, 0)), _np(lib.reduce_sum(ga, 0)), _np(lib.reduce_sum(gb, 0))]
+
+
+# -- nn: conv3d, depthwise_conv2d ---------------------------------------------------------------
+@case
+def conv3d_same(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"),
+                           _arange(2, 3, 4, 3, 2), _arange(2, 2, 2, 2, 3) / 3.0)
+
+
+@case
+def conv3d_valid_dilated(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.conv3d(x, w, [1, 1, 1, 1, 1], "VALID",
+                                                           dilations=[1, 2, 1, 1, 1]),
+                           _arange(1, 4, 3, 3, 2), _arange(2, 2, 1, 2, 2) / 3.0)
+
+
+@case
+def conv3d_transpose(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.conv3d_transpose(
+        x, w, [1, 4, 4, 4, 2], [1, 2, 2, 2, 1], "SAME"), _arange(1, 2, 2, 2, 3),
+        _arange(2, 2, 2, 2, 3) / 5.0)
+
+
+@case
+def depthwise_conv2d(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
+                           _arange(2, 4, 5, 3), _arange(3, 2, 3, 2) / 4.0)
+
+
+@case
+def depthwise_conv2d_strided_valid(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.depthwise_conv2d(x, w, [1, 2, 2, 1],
+                                                                     "VALID"),
+                           _arange(1, 5, 5, 2), _arange(2, 2, 2, 3) / 4.0)
+
+
+@case
+def depthwise_conv2d_dilated(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.depthwise_conv2d(
+        x, w, [1, 1, 1, 1], "SAME", dilations=[2, 2]), _arange(1, 5, 5, 2),
+        _arange(2, 2, 2, 1) / 4.0)
+
+
+@case
+def depthwise_conv2d_backprop_ops(lib):
+    def fn(x, w, dy):
+        dx = lib.nn.depthwise_conv2d_backprop_input([1, 4, 4, 2], w, dy, [1, 1, 1, 1], "SAME")
+        dw = lib.nn.depthwise_conv2d_backprop_filter(x, [2, 2, 2, 2], dy, [1, 1, 1, 1], "SAME")
+        return lib.concat([lib.reshape(dx, [-1]), lib.reshape(dw, [-1])], 0)
+    return value_and_grads(lib, fn, _arange(1, 4, 4, 2), _arange(2, 2, 2, 2) / 3.0,
+                           _arange(1, 4, 4, 4) / 2.0)

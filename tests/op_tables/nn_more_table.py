@@ -1,0 +1,77 @@
+"""Op-table rows for conv3d, depthwise_conv2d and their backprop ops, the 3-D pools,
+max_pool_with_argmax and the other nn ops of issue 22, with NumPy references."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+import duograd as dg
+from .spec import OpSpec, inputs, normal
+
+nn = dg.nn
+
+
+def _conv_ref(x, w, strides, padding, depthwise=False):
+    """Direct N-d (depthwise) convolution, channels last, TF's padding."""
+    n = x.ndim - 2
+    ks = w.shape[:n]
+    outs, pads = [], []
+    for size, k, s in zip(x.shape[1:1 + n], ks, strides):
+        if padding == "VALID":
+            o = (size - k) // s + 1
+            pads.append((0, 0))
+        else:
+            o = -(-size // s)
+            total = max((o - 1) * s + k - size, 0)
+            pads.append((total // 2, total - total // 2))
+        outs.append(o)
+    xp = np.pad(x, [(0, 0)] + pads + [(0, 0)])
+    c = x.shape[-1]
+    out_c = c * w.shape[-1] if depthwise else w.shape[-1]
+    out = np.zeros((x.shape[0],) + tuple(outs) + (out_c,))
+    for pos in itertools.product(*[range(o) for o in outs]):
+        index = (slice(None),) + tuple(slice(p * s, p * s + k) for p, s, k in
+                                       zip(pos, strides, ks)) + (slice(None),)
+        window = xp[index]
+        if depthwise:
+            value = np.einsum("bijc,ijcm->bcm", window, w).reshape(x.shape[0], -1)
+        else:
+            value = np.tensordot(window, w, axes=(list(range(1, n + 2)), list(range(n + 1))))
+        out[(slice(None),) + pos] = value
+    return out
+
+
+ROWS = [
+    OpSpec("nn.conv3d_same", lambda x, w: nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"),
+           lambda x, w: _conv_ref(x, w, (1, 2, 1), "SAME"),
+           inputs(normal(2, 3, 4, 3, 2), normal(2, 2, 2, 2, 3))),
+    OpSpec("nn.conv3d_valid_ncdhw", lambda x, w: nn.conv3d(x, w, [1, 1, 1, 1, 1], "VALID",
+                                                           data_format="NCDHW"),
+           lambda x, w: np.moveaxis(_conv_ref(np.moveaxis(x, 1, -1), w, (1, 1, 1), "VALID"),
+                                    -1, 1),
+           inputs(normal(1, 2, 3, 3, 3), normal(2, 1, 2, 2, 2))),
+    OpSpec("nn.conv3d_transpose", lambda x, w: nn.conv3d_transpose(
+        x, w, [1, 4, 4, 4, 2], [1, 2, 2, 2, 1], "SAME"), None,
+        inputs(normal(1, 2, 2, 2, 3), normal(2, 2, 2, 2, 3))),
+    OpSpec("compat.v1.nn.conv3d_backprop_filter_v2", lambda x, dy:
+           dg.compat.v1.nn.conv3d_backprop_filter_v2(x, [2, 2, 2, 2, 3], dy, [1, 1, 1, 1, 1],
+                                                     "VALID"), None,
+           inputs(normal(1, 3, 3, 3, 2), normal(1, 2, 2, 2, 3))),
+    OpSpec("nn.depthwise_conv2d", lambda x, w: nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
+           lambda x, w: _conv_ref(x, w, (1, 1), "SAME", True),
+           inputs(normal(2, 4, 5, 3), normal(3, 2, 3, 2))),
+    OpSpec("nn.depthwise_conv2d_strided", lambda x, w: nn.depthwise_conv2d(
+        x, w, [1, 2, 2, 1], "VALID"), lambda x, w: _conv_ref(x, w, (2, 2), "VALID", True),
+        inputs(normal(1, 5, 5, 2), normal(2, 2, 2, 3))),
+    OpSpec("nn.depthwise_conv2d_nchw", lambda x, w: nn.depthwise_conv2d(
+        x, w, [1, 1, 1, 1], "VALID", data_format="NCHW"),
+        lambda x, w: np.moveaxis(_conv_ref(np.moveaxis(x, 1, -1), w, (1, 1), "VALID", True),
+                                 -1, 1), inputs(normal(1, 2, 4, 4), normal(2, 2, 2, 2))),
+    OpSpec("nn.depthwise_conv2d_backprop_input", lambda w, dy:
+           nn.depthwise_conv2d_backprop_input([1, 4, 4, 2], w, dy, [1, 1, 1, 1], "SAME"),
+           None, inputs(normal(2, 2, 2, 2), normal(1, 4, 4, 4))),
+    OpSpec("nn.depthwise_conv2d_backprop_filter", lambda x, dy:
+           nn.depthwise_conv2d_backprop_filter(x, [2, 2, 2, 2], dy, [1, 1, 1, 1], "SAME"),
+           None, inputs(normal(1, 4, 4, 2), normal(1, 4, 4, 4))),
+]
