@@ -253,3 +253,5 @@ vars(linalg).update(structured_solve_ops.LINALG_NAMES)
 from .ops.nn import conv_nd_ops  # noqa: E402
 vars(nn).update(conv_nd_ops.NN_NAMES)
 compat.v1.nn = FallbackNamespace("duograd.compat.v1.nn", "nn", **conv_nd_ops.V1_NN_NAMES)
+from .ops.nn import pool_nd_ops  # noqa: E402
+vars(nn).update(pool_nd_ops.NN_NAMES)

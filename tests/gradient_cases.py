@@ -401,3 +401,71 @@ def depthwise_conv2d_backprop_ops(lib):
         return lib.concat([lib.reshape(dx, [-1]), lib.reshape(dw, [-1])], 0)
     return value_and_grads(lib, fn, _arange(1, 4, 4, 2), _arange(2, 2, 2, 2) / 3.0,
                            _arange(1, 4, 4, 4) / 2.0)
+
+
+# -- nn: 3-D pools, max_pool_with_argmax ------------------------------------------------------
+def _wavy(*shape):
+    """Distinct values (no ties in any window)."""
+    k = np.arange(int(np.prod(shape)), dtype=np.float64)
+    return (np.sin(k * 1.7) * 3.0 + k * 0.01).reshape(shape)
+
+
+@case
+def max_pool3d(lib):
+    return value_and_grads(lib, lambda x: lib.nn.max_pool3d(x, [2, 2, 2], [1, 2, 1], "SAME"),
+                           _wavy(2, 3, 4, 3, 2), dtype=np.float32)
+
+
+@case
+def max_pool3d_float64_is_rejected(lib):
+    return value_and_grads(lib, lambda x: lib.nn.max_pool3d(x, 2, 2, "SAME"), _wavy(1, 2, 2, 2, 1))
+
+
+@case
+def avg_pool3d_float64_has_no_kernel(lib):
+    return value_and_grads(lib, lambda x: lib.nn.avg_pool3d(x, 2, 2, "SAME"), _wavy(1, 2, 2, 2, 1))
+
+
+@case
+def max_pool3d_second_order(lib):
+    """d/dw of <c, d/dx sum(w * max_pool3d(x))>: through MaxPool3DGrad to MaxPool3DGradGrad."""
+    x = lib.constant(_wavy(1, 4, 4, 2, 1).astype(np.float32))
+    w = lib.constant(np.linspace(-1, 1, 4).reshape(1, 2, 2, 1, 1).astype(np.float32))
+    c = lib.constant(_wavy(1, 4, 4, 2, 1).astype(np.float32) / 3)
+    with lib.GradientTape() as outer:
+        outer.watch(w)
+        with lib.GradientTape() as inner:
+            inner.watch(x)
+            y = lib.reduce_sum(w * lib.nn.max_pool3d(x, 2, 2, "VALID"))
+        g = inner.gradient(y, x)
+        loss = lib.reduce_sum(g * c)
+    return [_np(g), _np(outer.gradient(loss, w))]
+
+
+@case
+def avg_pool3d(lib):
+    return value_and_grads(lib, lambda x: lib.nn.avg_pool3d(x, [1, 2, 3], [2, 1, 2], "SAME"),
+                           _wavy(2, 3, 4, 5, 2), dtype=np.float32)
+
+
+@case
+def avg_pool3d_ncdhw_valid(lib):
+    return value_and_grads(lib, lambda x: lib.nn.avg_pool3d(x, 2, 1, "VALID",
+                                                            data_format="NCDHW"),
+                           _wavy(1, 2, 3, 3, 3), dtype=np.float32)
+
+
+@case
+def max_pool_with_argmax(lib):
+    def fn(x):
+        out, argmax = lib.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 1, 1], "SAME")
+        return lib.concat([lib.reshape(out, [-1]), lib.cast(lib.reshape(argmax, [-1]),
+                                                            out.dtype)], 0)
+    return value_and_grads(lib, fn, _wavy(2, 4, 3, 2))
+
+
+@case
+def max_pool_with_argmax_batch_index(lib):
+    out, argmax = lib.nn.max_pool_with_argmax(lib.constant(_wavy(2, 3, 3, 2)), 2, 1, "VALID",
+                                              include_batch_in_index=True)
+    return [_np(out), _np(argmax)]

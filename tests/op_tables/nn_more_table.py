@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 
 import duograd as dg
+from duograd.ops.nn import pool_nd_ops
 from .spec import OpSpec, inputs, normal
 
 nn = dg.nn
@@ -74,4 +75,65 @@ ROWS = [
     OpSpec("nn.depthwise_conv2d_backprop_filter", lambda x, dy:
            nn.depthwise_conv2d_backprop_filter(x, [2, 2, 2, 2], dy, [1, 1, 1, 1], "SAME"),
            None, inputs(normal(1, 4, 4, 2), normal(1, 4, 4, 4))),
+]
+
+
+def _pool_ref(x, k, s, padding, reduce):
+    """Direct N-d pool, channels last (mean over the in-bounds elements)."""
+    n = x.ndim - 2
+    fill = -np.inf if reduce == "max" else np.nan
+    outs, pads = [], []
+    for size, kk, ss in zip(x.shape[1:1 + n], k, s):
+        if padding == "VALID":
+            outs.append((size - kk) // ss + 1)
+            pads.append((0, 0))
+        else:
+            o = -(-size // ss)
+            total = max((o - 1) * ss + kk - size, 0)
+            outs.append(o)
+            pads.append((total // 2, total - total // 2))
+    xp = np.pad(x.astype(np.float64), [(0, 0)] + pads + [(0, 0)], constant_values=fill)
+    out = np.zeros((x.shape[0],) + tuple(outs) + (x.shape[-1],))
+    for pos in itertools.product(*[range(o) for o in outs]):
+        index = (slice(None),) + tuple(slice(p * ss, p * ss + kk) for p, ss, kk in
+                                       zip(pos, s, k)) + (slice(None),)
+        window = xp[index].reshape(x.shape[0], -1, x.shape[-1])
+        out[(slice(None),) + pos] = window.max(1) if reduce == "max" else np.nanmean(window, 1)
+    return out.astype(x.dtype)
+
+
+def _distinct32(*shape):
+    return lambda rng: (rng.permutation(int(np.prod(shape))).reshape(shape) * 0.25
+                        ).astype(np.float32)
+
+
+def _argmax_parts(x):
+    out, argmax = nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 1, 1], "SAME")
+    return [out, argmax]
+
+
+_F32 = {"rtol": 1e-6, "atol": 1e-6, "eps": 1e-2, "grad_rtol": 5e-3}
+ROWS += [
+    OpSpec("nn.max_pool3d", lambda x: nn.max_pool3d(x, [2, 2, 2], [1, 2, 1], "SAME"),
+           lambda x: _pool_ref(x, (2, 2, 2), (1, 2, 1), "SAME", "max"),
+           inputs(_distinct32(2, 3, 4, 3, 2)), **_F32),
+    OpSpec("nn.max_pool3d_ncdhw", lambda x: nn.max_pool3d(x, 2, 1, "VALID", "NCDHW"),
+           lambda x: np.moveaxis(_pool_ref(np.moveaxis(x, 1, -1), (2, 2, 2), (1, 1, 1),
+                                           "VALID", "max"), -1, 1),
+           inputs(_distinct32(1, 2, 3, 3, 3)), **_F32),
+    OpSpec("nn.avg_pool3d", lambda x: nn.avg_pool3d(x, [1, 2, 3], [2, 1, 2], "SAME"),
+           lambda x: _pool_ref(x, (1, 2, 3), (2, 1, 2), "SAME", "mean"),
+           inputs(_distinct32(2, 3, 4, 5, 2)), **_F32),
+    # MaxPoolGradWithArgmax has no gradient (as in TF): first order only.
+    OpSpec("nn.max_pool_with_argmax", _argmax_parts, None, inputs(_distinct32(2, 4, 3, 2)),
+           order=1, **_F32),
+    OpSpec("raw_ops.MaxPoolGradWithArgmax", lambda x, g: pool_nd_ops.max_pool_grad_with_argmax(
+        x, g, nn.max_pool_with_argmax(x, 2, 2, "VALID")[1], [1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
+        None, inputs(_distinct32(2, 4, 4, 1), _distinct32(2, 2, 2, 1)), order=0),
+    OpSpec("raw_ops.MaxPool3DGradGrad", lambda x, g: pool_nd_ops.max_pool3d_grad_grad(
+        x, nn.max_pool3d(x, 2, 2, "VALID"), g, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
+        None, inputs(_distinct32(1, 4, 4, 2, 1), _distinct32(1, 4, 4, 2, 1)), **_F32),
+    OpSpec("raw_ops.AvgPool3DGrad", lambda g: pool_nd_ops.avg_pool3d_grad(
+        [1, 4, 4, 2, 1], g, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
+        None, inputs(_distinct32(1, 2, 2, 1, 1)), **_F32),
 ]
