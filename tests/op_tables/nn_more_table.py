@@ -137,3 +137,6 @@ ROWS += [
         [1, 4, 4, 2, 1], g, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
         None, inputs(_distinct32(1, 2, 2, 1, 1)), **_F32),
 ]
+ROWS.append(OpSpec("raw_ops.MaxPool3DGrad", lambda x, g: pool_nd_ops.max_pool3d_grad(
+    x, nn.max_pool3d(x, 2, 2, "VALID"), g, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
+    None, inputs(_distinct32(1, 4, 4, 2, 1), _distinct32(1, 2, 2, 1, 1)), **_F32))
