@@ -89,6 +89,7 @@ from .namespaces import sparse  # noqa: F401 (dg.sparse: the sparse segment redu
 from .grad_registry import cumulative_logsumexp_grad, sparse_segment_grad  # noqa: F401
 from .grad_registry import decomposition_grad, structured_solve_grad  # noqa: F401
 from .grad_registry import conv_nd_grad, pool_nd_grad  # noqa: F401
+from .grad_registry import nn_morphology_grad, ranking_grad  # noqa: F401
 
 __version__ = "0.1.0"
 from .ops.control_flow.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)

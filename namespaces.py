@@ -255,3 +255,8 @@ vars(nn).update(conv_nd_ops.NN_NAMES)
 compat.v1.nn = FallbackNamespace("duograd.compat.v1.nn", "nn", **conv_nd_ops.V1_NN_NAMES)
 from .ops.nn import pool_nd_ops  # noqa: E402
 vars(nn).update(pool_nd_ops.NN_NAMES)
+from .ops.nn import dilation_ops, lrn_ops, ranking_ops  # noqa: E402
+vars(nn).update(lrn_ops.NN_NAMES)
+vars(nn).update(dilation_ops.NN_NAMES)
+vars(nn).update(ranking_ops.NN_NAMES)
+vars(math).update(ranking_ops.MATH_NAMES)

@@ -469,3 +469,88 @@ def max_pool_with_argmax_batch_index(lib):
     out, argmax = lib.nn.max_pool_with_argmax(lib.constant(_wavy(2, 3, 3, 2)), 2, 1, "VALID",
                                               include_batch_in_index=True)
     return [_np(out), _np(argmax)]
+
+
+# -- nn: lrn, dilation2d / erosion2d, isotonic_regression, approx_max_k, nth_element ------------
+@case
+def local_response_normalization(lib):
+    return value_and_grads(lib, lambda x: lib.nn.local_response_normalization(
+        x, depth_radius=2, bias=0.5, alpha=0.3, beta=0.75), _wavy(2, 2, 3, 6),
+        dtype=np.float32)
+
+
+@case
+def lrn_float64_is_rejected(lib):
+    return value_and_grads(lib, lib.nn.lrn, _wavy(1, 2, 2, 3))
+
+
+@case
+def dilation2d(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.dilation2d(
+        x, w, [1, 1, 2, 1], "SAME", "NHWC", [1, 1, 1, 1]), _wavy(2, 4, 5, 2),
+        _wavy(2, 3, 2) / 2)
+
+
+@case
+def dilation2d_valid_rates(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.dilation2d(
+        x, w, [1, 1, 1, 1], "VALID", "NHWC", [1, 2, 1, 1]), _wavy(1, 5, 4, 1),
+        _wavy(2, 2, 1) / 2)
+
+
+@case
+def erosion2d(lib):
+    return value_and_grads(lib, lambda x, w: lib.nn.erosion2d(
+        x, w, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1]), _wavy(1, 4, 4, 2),
+        _wavy(2, 2, 2) / 2)
+
+
+@case
+def isotonic_regression(lib):
+    def fn(x):
+        fit, segments = lib.nn.isotonic_regression(x)
+        return lib.concat([fit, lib.cast(segments, fit.dtype)], 0)
+    return value_and_grads(lib, fn, [[1.0, 3.0, 2.0, 4.0, 0.5], [5.0, 4.0, 3.0, 6.0, 1.0]])
+
+
+@case
+def isotonic_regression_increasing_axis0(lib):
+    def fn(x):
+        fit, segments = lib.nn.isotonic_regression(x, decreasing=False, axis=0)
+        return lib.concat([fit, lib.cast(segments, fit.dtype)], 0)
+    return value_and_grads(lib, fn, [[1.0, 3.0, 2.0], [0.5, 4.0, 3.0], [6.0, 1.0, 2.5]])
+
+
+@case
+def isotonic_regression_int_input(lib):
+    fit, segments = lib.nn.isotonic_regression(lib.constant([[3, 1, 2]], dtype=lib.int16))
+    return [_np(fit), _np(segments), fit.dtype.name]
+
+
+@case
+def approx_max_k(lib):
+    def fn(x):
+        values, indices = lib.math.approx_max_k(x, 2)
+        return lib.concat([values, lib.cast(indices, values.dtype)], 0)
+    return value_and_grads(lib, fn, _wavy(3, 5), dtype=np.float32)
+
+
+@case
+def approx_min_k_axis0(lib):
+    def fn(x):
+        values, indices = lib.nn.approx_min_k(x, 2, reduction_dimension=0)
+        return lib.concat([values, lib.cast(indices, values.dtype)], 0)
+    return value_and_grads(lib, fn, _wavy(4, 3), dtype=np.float32)
+
+
+@case
+def nth_element(lib):
+    if hasattr(lib, "raw_ops"):
+        def fn(x):
+            return lib.raw_ops.NthElement(input=x, n=1, reverse=True)
+    else:
+        from duograd.ops.nn.ranking_ops import nth_element as nth
+
+        def fn(x):
+            return nth(x, 1, reverse=True)
+    return value_and_grads(lib, fn, [[1.0, 3.0, 3.0, 0.5], [2.0, -1.0, 4.0, 4.5]])

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 import duograd as dg
-from duograd.ops.nn import pool_nd_ops
+from duograd.ops.nn import dilation_ops, lrn_ops, pool_nd_ops, ranking_ops
 from .spec import OpSpec, inputs, normal
 
 nn = dg.nn
@@ -140,3 +140,81 @@ ROWS += [
 ROWS.append(OpSpec("raw_ops.MaxPool3DGrad", lambda x, g: pool_nd_ops.max_pool3d_grad(
     x, nn.max_pool3d(x, 2, 2, "VALID"), g, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
     None, inputs(_distinct32(1, 4, 4, 2, 1), _distinct32(1, 2, 2, 1, 1)), **_F32))
+
+
+def _lrn_ref(x, r=2, bias=0.5, alpha=0.3, beta=0.75):
+    x64 = x.astype(np.float64)
+    sq = np.pad(x64 * x64, [(0, 0)] * 3 + [(r, r)])
+    sums = sum(sq[..., i:i + x.shape[-1]] for i in range(2 * r + 1))
+    return (x64 / (bias + alpha * sums) ** beta).astype(x.dtype)
+
+
+def _dilation_ref(x, w):
+    kh, kw, _ = w.shape
+    n, h, wd, c = x.shape
+    out = np.full((n, h - kh + 1, wd - kw + 1, c), -np.inf)
+    for i in range(kh):
+        for j in range(kw):
+            out = np.maximum(out, x[:, i:i + h - kh + 1, j:j + wd - kw + 1] + w[i, j])
+    return out
+
+
+def _small32(*shape):
+    return lambda rng: rng.uniform(0, 0.1, shape).astype(np.float32)
+
+
+_DILATION_ATTRS = {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "VALID"}
+
+
+def _isotonic_parts(x):
+    fit, _ = nn.isotonic_regression(x)
+    return fit
+
+
+def _isotonic_ref(x):
+    out = np.empty_like(x)
+    for r, row in enumerate(x):
+        blocks = []
+        for v in row:
+            blocks.append([v, 1])
+            while len(blocks) > 1 and blocks[-2][0] <= blocks[-1][0]:
+                (a, m), (b, k) = blocks[-2], blocks[-1]
+                blocks[-2:] = [[(a * m + b * k) / (m + k), m + k]]
+        out[r] = np.repeat([b[0] for b in blocks], [b[1] for b in blocks])
+    return out
+
+
+def _top2(x):
+    values, indices = dg.math.approx_max_k(x, 2)
+    return values
+
+
+ROWS += [
+    OpSpec("nn.local_response_normalization", lambda x: nn.local_response_normalization(
+        x, 2, 0.5, 0.3, 0.75), _lrn_ref, inputs(_distinct32(2, 2, 3, 6)), order=1,
+        rtol=1e-5, atol=1e-6, eps=1e-2, grad_rtol=1e-2),
+    # The backprop ops have no gradient (as in TF): first order. Filters in [0, 0.1) against
+    # inputs 0.25 apart keep every window's maximum unique.
+    OpSpec("nn.dilation2d", lambda x, w: nn.dilation2d(x, w, [1, 1, 1, 1], "VALID", "NHWC",
+                                                       [1, 1, 1, 1]),
+           _dilation_ref, inputs(_distinct32(1, 4, 5, 2), _small32(2, 3, 2)), order=1, **_F32),
+    OpSpec("nn.dilation2d_same_strided", lambda x, w: nn.dilation2d(
+        x, w, [1, 2, 1, 1], "SAME", "NHWC", [1, 1, 2, 1]), None,
+        inputs(_distinct32(1, 5, 5, 1), _small32(2, 2, 1)), order=1, **_F32),
+    OpSpec("nn.erosion2d", lambda x, w: nn.erosion2d(x, w, [1, 1, 1, 1], "VALID", "NHWC",
+                                                     [1, 1, 1, 1]),
+           lambda x, w: -_dilation_ref(-x, w[::-1, ::-1]),
+           inputs(_distinct32(1, 4, 4, 2), _small32(2, 2, 2)), order=1, **_F32),
+    OpSpec("raw_ops.Dilation2DBackpropInput_and_Filter", lambda x, w, g: dg.concat([
+        dg.reshape(dilation_ops.dilation2d_backprop("input", x, w, g, _DILATION_ATTRS), [-1]),
+        dg.reshape(dilation_ops.dilation2d_backprop("filter", x, w, g, _DILATION_ATTRS),
+                   [-1])], 0), None,
+        inputs(_distinct32(1, 3, 3, 1), _small32(2, 2, 1), _distinct32(1, 2, 2, 1)), order=0),
+    OpSpec("raw_ops.LRNGrad", lambda g, x: lrn_ops.lrn_grad(g, x, nn.lrn(x, 1), 1), None,
+           inputs(_distinct32(1, 2, 2, 3), _distinct32(1, 2, 2, 3)), order=0),
+    OpSpec("nn.isotonic_regression", _isotonic_parts, _isotonic_ref, inputs(normal(3, 6))),
+    OpSpec("math.approx_max_k", _top2, lambda x: -np.sort(-x, axis=-1)[:, :2],
+           inputs(_distinct32(3, 5)), **_F32),
+    OpSpec("raw_ops.NthElement", lambda x: ranking_ops.nth_element(x, 1, reverse=True),
+           lambda x: -np.sort(-x, axis=-1)[:, 1], inputs(normal(3, 5))),
+]
