@@ -260,3 +260,10 @@ vars(nn).update(lrn_ops.NN_NAMES)
 vars(nn).update(dilation_ops.NN_NAMES)
 vars(nn).update(ranking_ops.NN_NAMES)
 vars(math).update(ranking_ops.MATH_NAMES)
+
+# -- gamma, stateless_gamma, stateless_parameterized_truncated_normal, categorical ------------
+from .ops.random import more_random_ops  # noqa: E402
+vars(random).update(more_random_ops.RANDOM_NAMES)
+compat.v1.random = FallbackNamespace("duograd.compat.v1.random", "random",
+                                     **more_random_ops.V1_RANDOM_NAMES)
+compat.v1.multinomial = more_random_ops.multinomial

@@ -554,3 +554,58 @@ def nth_element(lib):
         def fn(x):
             return nth(x, 1, reverse=True)
     return value_and_grads(lib, fn, [[1.0, 3.0, 3.0, 0.5], [2.0, -1.0, 4.0, 4.5]])
+
+
+# -- random: the gamma reparameterization gradient, categorical's shape -------------------------
+@case
+def random_gamma_grad(lib):
+    """TF's RandomGammaGrad at fixed (alpha, sample) pairs: -dP/dalpha / dP/dsample."""
+    alpha = lib.constant([[0.3, 1.0, 2.5, 7.0]], dtype=lib.float64)
+    sample = lib.constant([[0.05, 0.7, 2.0, 9.5], [1.5, 0.2, 4.0, 3.0]], dtype=lib.float64)
+    if hasattr(lib, "raw_ops"):
+        value = lib.raw_ops.RandomGammaGrad(alpha=alpha, sample=sample)
+    else:
+        from duograd.ops.random.more_random_ops import random_gamma_grad as grad_fn
+        value = grad_fn(alpha, sample)
+    return [_np(value)]
+
+
+@case
+def random_gamma_gradient_shape(lib):
+    """The alpha gradient sums over the sample dimensions (values are the RNG's own)."""
+    alpha = lib.constant([[0.5, 2.0, 5.0]], dtype=lib.float64)
+    with lib.GradientTape() as tape:
+        tape.watch(alpha)
+        s = lib.random.gamma([4, 2], alpha, beta=2.0, dtype=lib.float64, seed=1)
+    g = tape.gradient(s, alpha)
+    return [list(s.shape), list(g.shape), s.dtype.name]
+
+
+@case
+def categorical_shape(lib):
+    s = lib.random.categorical(lib.constant([[0.0, 1.0, 2.0], [1.0, 1.0, -9.0]]), 5, seed=3)
+    return [list(s.shape), s.dtype.name]
+
+
+@case
+def stateless_parameterized_truncated_normal_mixed_dtypes(lib):
+    """Python float bounds become float32 against float64 means: the op rejects them."""
+    mean = lib.constant([0.2, -0.4], dtype=lib.float64)
+    return [_np(lib.random.stateless_parameterized_truncated_normal([3, 2], [7, 8], mean,
+                                                                    mean + 1.0, -1.0, 2.0))]
+
+
+@case
+def stateless_parameterized_truncated_normal_mean_stddev_gradient(lib):
+    """TF's gradient in mean and stddev, d = (1, standardized sample), summed over samples:
+    the sum of standardized samples is compared through sum(dstddev) vs the samples."""
+    mean = lib.constant([0.2, -0.4], dtype=lib.float64)
+    std = lib.constant([1.3, 0.7], dtype=lib.float64)
+    with lib.GradientTape() as tape:
+        tape.watch([mean, std])
+        s = lib.random.stateless_parameterized_truncated_normal(
+            [3, 2], [7, 8], mean, std, lib.constant(-1.0, lib.float64),
+            lib.constant(2.0, lib.float64))
+    gm, gs = tape.gradient(s, [mean, std])
+    standardized = lib.reduce_sum((s - mean) / std, 0)
+    return [_np(gm), _np(gs - standardized)]

@@ -45,7 +45,7 @@ def _igammac(a, x):
 _MAX_TERMS = 20000
 
 
-def _igamma_grad_a(a, x):
+def igamma_grad_a_values(a, x):
     """d igamma(a, x) / da from the series igamma = sum_n x**(a+n) e**-x / Gamma(a+n+1):
     each term differentiates to the term times (log x - digamma(a + n + 1)); summed in log
     space until the terms stop mattering (about x + 12 sqrt(x) terms)."""
@@ -76,7 +76,7 @@ def _zeta(x, q):
 
 IGAMMA = declare_op("Igamma", _igamma, broadcast_binary, input_kinds="f")
 IGAMMAC = declare_op("Igammac", _igammac, broadcast_binary, input_kinds="f")
-IGAMMA_GRAD_A = declare_op("IgammaGradA", _igamma_grad_a, broadcast_binary, input_kinds="f")
+IGAMMA_GRAD_A = declare_op("IgammaGradA", igamma_grad_a_values, broadcast_binary, input_kinds="f")
 ZETA = declare_op("Zeta", _zeta, broadcast_binary, input_kinds="f")
 
 

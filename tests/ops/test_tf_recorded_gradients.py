@@ -27,7 +27,9 @@ def test_values_and_gradients_are_tensorflows(name):
     assert len(ours) == len(theirs)
     for i, (mine, tf_value) in enumerate(zip(ours, theirs)):
         assert (mine is None) == (tf_value is None), (name, i, mine, tf_value)
-        if isinstance(tf_value, str):  # a dtype name
+        if isinstance(tf_value, str) or (isinstance(tf_value, list) and tf_value and
+                                         all(isinstance(v, int) for v in tf_value)):
+            # a dtype name or a shape
             assert mine == tf_value, (name, i, mine, tf_value)
         elif mine is not None:
             np.testing.assert_allclose(np.asarray(mine, np.float64),
