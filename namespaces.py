@@ -267,3 +267,6 @@ vars(random).update(more_random_ops.RANDOM_NAMES)
 compat.v1.random = FallbackNamespace("duograd.compat.v1.random", "random",
                                      **more_random_ops.V1_RANDOM_NAMES)
 compat.v1.multinomial = more_random_ops.multinomial
+from .ops.nn import fused_batch_norm_ops  # noqa: E402
+vars(nn).update(fused_batch_norm_ops.NN_NAMES)
+vars(compat.v1.nn).update(fused_batch_norm_ops.V1_NN_NAMES)

@@ -609,3 +609,73 @@ def stateless_parameterized_truncated_normal_mean_stddev_gradient(lib):
     gm, gs = tape.gradient(s, [mean, std])
     standardized = lib.reduce_sum((s - mean) / std, 0)
     return [_np(gm), _np(gs - standardized)]
+
+
+# -- nn: fused batch norm ------------------------------------------------------------------------
+def _fused_bn(lib):
+    return getattr(lib, "compat").v1.nn.fused_batch_norm
+
+
+@case
+def fused_batch_norm_training(lib):
+    def fn(x, s, o):
+        y, m, v = _fused_bn(lib)(x, s, o, epsilon=0.01)
+        return lib.concat([lib.reshape(y, [-1]), m, v], 0)
+    return value_and_grads(lib, fn, _wavy(2, 2, 3, 2), [1.5, -0.5], [0.2, 0.1],
+                           dtype=np.float32)
+
+
+@case
+def fused_batch_norm_inference_nchw(lib):
+    def fn(x, s, o, m, v):
+        return _fused_bn(lib)(x, s, o, m, v, epsilon=0.01, data_format="NCHW",
+                              is_training=False)[0]
+    return value_and_grads(lib, fn, _wavy(2, 2, 3, 2), [1.5, -0.5], [0.2, 0.1], [0.3, -0.1],
+                           [2.0, 0.5], dtype=np.float32)
+
+
+@case
+def fused_batch_norm_running_average(lib):
+    def fn(x, m, v):
+        y, rm, rv = _fused_bn(lib)(x, [1.0, 2.0], [0.0, 0.5], m, v,
+                                   exponential_avg_factor=0.25)
+        return lib.concat([lib.reshape(y, [-1]), rm, rv], 0)
+    return value_and_grads(lib, fn, _wavy(1, 2, 2, 2), [0.3, -0.1], [2.0, 0.5],
+                           dtype=np.float32)
+
+
+@case
+def fused_batch_norm_5d_needs_ndhwc(lib):
+    return [_np(_fused_bn(lib)(lib.constant(_wavy(1, 2, 2, 2, 2), lib.float32), [1.0, 1.0],
+                               [0.0, 0.0])[0])]
+
+
+@case
+def fused_batch_norm_ndhwc(lib):
+    def fn(x, s, o):
+        return _fused_bn(lib)(x, s, o, data_format="NCDHW")[0]
+    return value_and_grads(lib, fn, _wavy(1, 2, 2, 2, 3), [1.0, 2.0], [0.0, 0.5],
+                           dtype=np.float32)
+
+
+@case
+def fused_batch_norm_float64_is_rejected(lib):
+    return [_np(_fused_bn(lib)(lib.constant(_wavy(1, 2, 2, 2)), lib.constant([1.0, 1.0],
+                                                                            lib.float64),
+                              lib.constant([0.0, 0.0], lib.float64))[0])]
+
+
+@case
+def batch_norm_with_global_normalization(lib):
+    def fn(x, m, v, b, g):
+        return lib.nn.batch_norm_with_global_normalization(x, m, v, b, g, 0.01, True)
+    return value_and_grads(lib, fn, _wavy(2, 2, 3), [0.3, -0.1, 0.2], [2.0, 0.5, 1.0],
+                           [0.1, 0.0, -0.2], [1.5, 0.7, -1.0])
+
+
+@case
+def batch_norm_with_global_normalization_no_scale(lib):
+    def fn(x, m, v, b, g):
+        return lib.nn.batch_norm_with_global_normalization(x, m, v, b, g, 0.01, False)
+    return value_and_grads(lib, fn, _wavy(2, 3), [0.3, -0.1, 0.2], [2.0, 0.5, 1.0],
+                           [0.1, 0.0, -0.2], [1.5, 0.7, -1.0])
