@@ -270,3 +270,5 @@ compat.v1.multinomial = more_random_ops.multinomial
 from .ops.nn import fused_batch_norm_ops  # noqa: E402
 vars(nn).update(fused_batch_norm_ops.NN_NAMES)
 vars(compat.v1.nn).update(fused_batch_norm_ops.V1_NN_NAMES)
+from .ops.nn import fractional_pool_ops  # noqa: E402
+vars(nn).update(fractional_pool_ops.NN_NAMES)

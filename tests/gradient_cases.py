@@ -679,3 +679,41 @@ def batch_norm_with_global_normalization_no_scale(lib):
         return lib.nn.batch_norm_with_global_normalization(x, m, v, b, g, 0.01, False)
     return value_and_grads(lib, fn, _wavy(2, 3), [0.3, -0.1, 0.2], [2.0, 0.5, 1.0],
                            [0.1, 0.0, -0.2], [1.5, 0.7, -1.0])
+
+
+# -- nn: fractional pools (ratios that divide the sizes: TF's exact boundaries) ------------------
+@case
+def fractional_max_pool(lib):
+    def fn(x):
+        out, rows, cols = lib.nn.fractional_max_pool(x, [1, 2, 2, 1])
+        return lib.concat([lib.reshape(out, [-1]), lib.cast(rows, out.dtype),
+                           lib.cast(cols, out.dtype)], 0)
+    return value_and_grads(lib, fn, _wavy(2, 4, 6, 2))
+
+
+@case
+def fractional_max_pool_overlapping(lib):
+    return value_and_grads(lib, lambda x: lib.nn.fractional_max_pool(
+        x, [1, 2, 3, 1], overlapping=True)[0], _wavy(1, 4, 6, 2))
+
+
+@case
+def fractional_avg_pool(lib):
+    return value_and_grads(lib, lambda x: lib.nn.fractional_avg_pool(x, [1, 2, 3, 1])[0],
+                           _wavy(2, 4, 6, 1))
+
+
+@case
+def fractional_avg_pool_overlapping(lib):
+    return value_and_grads(lib, lambda x: lib.nn.fractional_avg_pool(
+        x, [1, 2, 2, 1], overlapping=True)[0], _wavy(1, 4, 4, 2))
+
+
+@case
+def fractional_pool_random_boundaries(lib):
+    """A ratio that does not divide: sizes n // out or n // out + 1, ending at n."""
+    out, rows, cols = lib.nn.fractional_max_pool(lib.constant(_wavy(1, 7, 9, 1)), [1, 1.5, 2, 1],
+                                                 seed=5)
+    r, c = np.asarray(rows), np.asarray(cols)
+    return [list(out.shape), [int(r[0]), int(r[-1]), int(c[0]), int(c[-1])],
+            sorted(set(np.diff(r).tolist()) | set(np.diff(c).tolist()))]

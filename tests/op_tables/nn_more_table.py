@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 import duograd as dg
-from duograd.ops.nn import dilation_ops, lrn_ops, pool_nd_ops, ranking_ops
+from duograd.ops.nn import dilation_ops, fractional_pool_ops, lrn_ops, pool_nd_ops, ranking_ops
 from .spec import OpSpec, inputs, normal
 
 nn = dg.nn
@@ -217,4 +217,40 @@ ROWS += [
            inputs(_distinct32(3, 5)), **_F32),
     OpSpec("raw_ops.NthElement", lambda x: ranking_ops.nth_element(x, 1, reverse=True),
            lambda x: -np.sort(-x, axis=-1)[:, 1], inputs(normal(3, 5))),
+]
+
+
+def _seeded_nn(fn):
+    """fn under a fixed global seed, so both modes draw the same region boundaries."""
+    def run(*args):
+        dg.random.set_seed(1234)
+        try:
+            return fn(*args)
+        finally:
+            dg.random.set_seed(None)
+    return run
+
+
+def _fractional_ref(x, k, reduce):
+    n, h, w, c = x.shape
+    windows = x.reshape(n, h // k[0], k[0], w // k[1], k[1], c)
+    return windows.max(axis=(2, 4)) if reduce == "max" else windows.mean(axis=(2, 4))
+
+
+ROWS += [
+    # Ratios dividing the sizes give fixed regions (TF's exact boundaries); the gradient ops
+    # have no gradient (as in TF): first order.
+    OpSpec("nn.fractional_max_pool", lambda x: nn.fractional_max_pool(x, [1, 2, 3, 1])[0],
+           lambda x: _fractional_ref(x, (2, 3), "max"), inputs(normal(2, 4, 6, 2)), order=1),
+    OpSpec("nn.fractional_avg_pool", lambda x: nn.fractional_avg_pool(x, [1, 2, 2, 1])[0],
+           lambda x: _fractional_ref(x, (2, 2), "mean"), inputs(normal(2, 4, 6, 2)), order=1),
+    OpSpec("nn.fractional_max_pool_random_overlapping", _seeded_nn(
+        lambda x: nn.fractional_max_pool(x, [1, 1.5, 1.5, 1], overlapping=True, seed=3)[0]),
+        None, inputs(normal(1, 7, 7, 1)), order=1),
+    OpSpec("raw_ops.FractionalMaxPoolGrad_and_AvgPoolGrad", lambda x, g: dg.concat([
+        dg.reshape(fractional_pool_ops.fractional_pool_grad(
+            "max", x, g, [0, 2, 4], [0, 2, 4], False, nn.fractional_max_pool(x, 2)[0]), [-1]),
+        dg.reshape(fractional_pool_ops.fractional_pool_grad(
+            "avg", [1, 4, 4, 1], g, [0, 2, 4], [0, 2, 4], False), [-1])], 0), None,
+        inputs(normal(1, 4, 4, 1), normal(1, 2, 2, 1)), order=0),
 ]

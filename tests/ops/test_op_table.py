@@ -70,7 +70,7 @@ EXEMPT = {
 # NotDifferentiable here either.
 NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod", "IgammaGradA", "MaxPoolGradWithArgmax",
                         "LRNGrad", "Dilation2DBackpropInput", "Dilation2DBackpropFilter",
-                        "RandomGammaGrad"}
+                        "RandomGammaGrad", "FractionalMaxPoolGrad", "FractionalAvgPoolGrad"}
 
 
 def test_every_declared_op_has_a_row_and_a_gradient_decision():
