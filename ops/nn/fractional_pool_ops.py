@@ -85,7 +85,7 @@ def _pool_infer(inputs, attrs):
         return [(x.dtype, TensorShape((None,) * 4)), (dtypes.int64, TensorShape((None,))),
                 (dtypes.int64, TensorShape((None,)))]
     dims = x.shape.as_list()
-    out = [dims[0]] + [None if d is None else int(d // r) for d, r in zip(dims[1:3], ratio[1:3])] \
+    out = [dims[0]] + [None if d is None else int(d // r) for d, r in zip(dims[1:3], ratio[1:3], strict=True)] \
         + [dims[3]]
     return [(x.dtype, TensorShape(out)),
             (dtypes.int64, TensorShape((None if out[1] is None else out[1] + 1,))),
