@@ -91,7 +91,7 @@ from .grad_registry import decomposition_grad, structured_solve_grad  # noqa: F4
 from .grad_registry import conv_nd_grad, pool_nd_grad  # noqa: F401
 from .grad_registry import nn_morphology_grad, ranking_grad  # noqa: F401
 from .grad_registry import fused_batch_norm_grad, more_random_grad  # noqa: F401
-from .grad_registry import fractional_pool_grad  # noqa: F401
+from .grad_registry import fractional_pool_grad, raw_only_grad  # noqa: F401
 
 __version__ = "0.1.0"
 from .ops.control_flow.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)

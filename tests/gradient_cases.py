@@ -717,3 +717,91 @@ def fractional_pool_random_boundaries(lib):
     r, c = np.asarray(rows), np.asarray(cols)
     return [list(out.shape), [int(r[0]), int(r[-1]), int(c[0]), int(c[-1])],
             sorted(set(np.diff(r).tolist()) | set(np.diff(c).tolist()))]
+
+
+# -- ops reached through tf.raw_ops only ---------------------------------------------------------
+def _raw(lib, tf_name, dg_name):
+    """TF's tf.raw_ops.<tf_name> (keyword arguments) or duograd's positional function."""
+    if hasattr(lib, "raw_ops"):
+        return getattr(lib.raw_ops, tf_name)
+    from duograd.ops.array import raw_only_ops
+    return getattr(raw_only_ops, dg_name)
+
+
+@case
+def approximate_equal(lib):
+    x = lib.constant([1.0, 2.0, 3.0, np.nan])
+    y = lib.constant([1.0 + 1e-6, 2.1, 3.0, np.nan])
+    if hasattr(lib, "raw_ops"):
+        out = lib.raw_ops.ApproximateEqual(x=x, y=y, tolerance=1e-4)
+    else:
+        out = _raw(lib, "", "approximate_equal")(x, y, 1e-4)
+    return [_np(out)]
+
+
+@case
+def scatter_nd_non_aliasing_add(lib):
+    def fn(x, u):
+        if hasattr(lib, "raw_ops"):
+            return lib.raw_ops.ScatterNdNonAliasingAdd(input=x, indices=[[0], [2], [0]],
+                                                       updates=u)
+        return _raw(lib, "", "scatter_nd_non_aliasing_add")(x, [[0], [2], [0]], u)
+    return value_and_grads(lib, fn, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
+                           [[0.5, 0.5], [1.0, -1.0], [2.0, 3.0]])
+
+
+@case
+def broadcast_gradient_args(lib):
+    if hasattr(lib, "raw_ops"):
+        r0, r1 = lib.raw_ops.BroadcastGradientArgs(s0=[2, 1, 3], s1=[4, 3])
+    else:
+        r0, r1 = _raw(lib, "", "broadcast_gradient_args")([2, 1, 3], [4, 3])
+    return [_np(r0), _np(r1)]
+
+
+@case
+def concat_offset(lib):
+    if hasattr(lib, "raw_ops"):
+        out = lib.raw_ops.ConcatOffset(concat_dim=1, shape=[[2, 3, 5], [2, 7, 5], [2, 1, 5]])
+    else:
+        out = _raw(lib, "", "concat_offset")(1, [[2, 3, 5], [2, 7, 5], [2, 1, 5]])
+    return [_np(o) for o in out]
+
+
+@case
+def check_numerics_v2_neg_inf(lib):
+    x = lib.constant([1.0, -np.inf])
+    if hasattr(lib, "raw_ops"):
+        return [_np(lib.raw_ops.CheckNumericsV2(tensor=x, message="m"))]
+    return [_np(_raw(lib, "", "check_numerics_v2")(x, "m"))]
+
+
+@case
+def check_numerics_v2_gradient(lib):
+    def fn(x):
+        if hasattr(lib, "raw_ops"):
+            return lib.raw_ops.CheckNumericsV2(tensor=x, message="m") ** 2
+        return _raw(lib, "", "check_numerics_v2")(x, "m") ** 2
+    return value_and_grads(lib, fn, [1.0, -2.0, 3.0])
+
+
+@case
+def conjugate_transpose(lib):
+    def fn(re, im):
+        z = lib.complex(re, im)
+        if hasattr(lib, "raw_ops"):
+            t = lib.raw_ops.ConjugateTranspose(x=z, perm=[1, 2, 0])
+        else:
+            t = _raw(lib, "", "conjugate_transpose")(z, [1, 2, 0])
+        w = lib.constant((np.arange(1, 7, dtype=np.float64) * (0.5 - 1.5j)).reshape(3, 1, 2))
+        return lib.math.real(t * w)
+    return value_and_grads(lib, fn, _arange(2, 3, 1), _arange(2, 3, 1) / 3)
+
+
+@case
+def parallel_dynamic_stitch(lib):
+    def fn(a, b):
+        if hasattr(lib, "raw_ops"):
+            return lib.raw_ops.ParallelDynamicStitch(indices=[[0, 2], [1, 3]], data=[a, b])
+        return _raw(lib, "", "parallel_dynamic_stitch")([[0, 2], [1, 3]], [a, b])
+    return value_and_grads(lib, fn, [[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]])

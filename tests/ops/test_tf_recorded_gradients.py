@@ -35,3 +35,18 @@ def test_values_and_gradients_are_tensorflows(name):
             np.testing.assert_allclose(np.asarray(mine, np.float64),
                                        np.asarray(tf_value, np.float64),
                                        rtol=1e-5, atol=1e-9, err_msg=f"{name} output {i}")
+
+
+def test_prevent_gradient_raises_lookup_error_naming_its_message_in_both_modes():
+    from duograd.ops.array.raw_only_ops import prevent_gradient
+    x = dg.constant([1.0, 2.0])
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = prevent_gradient(x * 2, message="a reason")
+    with pytest.raises(LookupError, match="Gradient explicitly disabled. Reason: a reason"):
+        tape.gradient(y, x)
+    g = dg.Graph()
+    with g.as_default():
+        p = dg.placeholder(dg.float32, [2])
+        with pytest.raises(LookupError, match="a reason"):
+            dg.gradients(prevent_gradient(p, message="a reason"), p)
