@@ -272,3 +272,4 @@ vars(nn).update(fused_batch_norm_ops.NN_NAMES)
 vars(compat.v1.nn).update(fused_batch_norm_ops.V1_NN_NAMES)
 from .ops.nn import fractional_pool_ops  # noqa: E402
 vars(nn).update(fractional_pool_ops.NN_NAMES)
+math.cross = partition_ops.cross  # TF's math_ops.cross (tf.linalg.cross)

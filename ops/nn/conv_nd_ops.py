@@ -47,7 +47,7 @@ def _check_attrs(attrs: dict, rank: int, op_type: str) -> None:
 
 def _sizes(sizes: np.ndarray, rank: int, what: str) -> tuple:
     if np.shape(sizes) != (rank,):
-        raise ValueError(f"{what} must be a vector of {rank} sizes, got shape "
+        raise ValueError(f"{what} must be rank 1 (a vector of {rank} sizes), got shape "
                          f"{list(np.shape(sizes))}")
     return tuple(int(d) for d in sizes)
 
@@ -172,6 +172,9 @@ def _conv_infer(depthwise: bool, rank: int):
 def _sizes_shape(sizes, rank: int) -> TensorShape:
     if not sizes.dtype.is_integer:
         raise TypeError(f"sizes must be an integer tensor, got {sizes.dtype.name}")
+    if sizes.shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {sizes.shape.rank} for the sizes "
+                         f"input")
     shape = shape_from_tensor(sizes)
     return TensorShape((None,) * rank) if shape.rank is None else shape
 
@@ -374,6 +377,7 @@ def forward_with(op_def: Any, attrs: dict, x: Any, w: Any):
 
 
 NN_NAMES = {"conv3d": conv3d, "conv3d_transpose": conv3d_transpose,
+            "conv3d_backprop_filter_v2": conv3d_backprop_filter_v2,
             "depthwise_conv2d": depthwise_conv2d,
             "depthwise_conv2d_backprop_input": depthwise_conv2d_backprop_input,
             "depthwise_conv2d_backprop_filter": depthwise_conv2d_backprop_filter}

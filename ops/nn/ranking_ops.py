@@ -16,6 +16,7 @@ from ..array import array_ops
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
 from ..math import math_ops
+from ..tensor_util import constant_value
 
 
 # -- ApproxTopK -------------------------------------------------------------------------------
@@ -81,18 +82,32 @@ def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
 
 
 # -- NthElement -------------------------------------------------------------------------------
+def _check_nth(rank: Optional[int], n_rank: Optional[int], n: Optional[int],
+               last: Optional[int]) -> None:
+    """TF's NthElement checks (shape inference and kernel share them)."""
+    if rank is not None and rank < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {rank} for NthElement")
+    if n_rank is not None and n_rank != 0:
+        raise ValueError(f"N must be scalar but has rank {n_rank}")
+    if n is not None and n < 0:
+        raise ValueError(f"N must be non-negative but is {n}")
+    if n is not None and last is not None and last <= n:
+        raise ValueError(f"Input must have last dimension > n = {n}")
+
+
 def _nth_element(x, n, *, reverse):
+    _check_nth(x.ndim, np.ndim(n), int(n) if np.ndim(n) == 0 else None,
+               x.shape[-1] if x.ndim else None)
     n = int(n)
-    if x.ndim < 1:
-        raise ValueError("NthElement: input must be at least rank 1")
-    if not 0 <= n < x.shape[-1]:
-        raise ValueError(f"NthElement: n must be in [0, {x.shape[-1]}), got {n}")
     position = x.shape[-1] - 1 - n if reverse else n
     return np.partition(x, position, axis=-1)[..., position].copy()
 
 
 def _nth_infer(inputs, attrs):
-    x = inputs[0]
+    x, n_t = inputs
+    value = constant_value(n_t)
+    _check_nth(x.shape.rank, n_t.shape.rank, None if value is None or np.ndim(value) else
+               int(value), x.shape[-1] if x.shape.rank else None)
     return [(x.dtype, TensorShape(None) if x.shape.rank is None else x.shape[:-1])]
 
 
@@ -175,5 +190,7 @@ def isotonic_regression(inputs: Any, decreasing: bool = True, axis: int = -1,
 
 
 NN_NAMES = {"approx_max_k": approx_max_k, "approx_min_k": approx_min_k,
-            "isotonic_regression": isotonic_regression}
+            "isotonic_regression": isotonic_regression,
+            # TF's nn_ops.nth_element (tf.raw_ops.NthElement in TF's public API)
+            "nth_element": nth_element}
 MATH_NAMES = {"approx_max_k": approx_max_k, "approx_min_k": approx_min_k}
