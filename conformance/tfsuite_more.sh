@@ -12,7 +12,7 @@ ROOT="$PWD"
 PYTHON="${PYTHON:-$ROOT/.venv-conformance/bin/python}"
 TFSUITE="${TFSUITE:-$ROOT/../shared/tfsuite}"
 SRC="${TFSUITE_SRC:-$HOME/.cache/tfsuite/src}"
-OUT="${TFSUITE_OUT:-$ROOT/.tfsuite-more-out}"
+OUT="${TFSUITE_OUT:-$ROOT/.tfsuite-out-more}"
 LIST="$ROOT/conformance/tfsuite_more_files.md"
 export TF_CPP_MIN_LOG_LEVEL=3
 
