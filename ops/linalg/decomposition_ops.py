@@ -25,7 +25,8 @@ def matrix_parts(shape: TensorShape, square: bool, op_type: str):
     if shape.rank is None:
         return None
     if shape.rank < 2:
-        raise ValueError(f"{op_type}: input must have rank >= 2, got shape {shape}")
+        raise ValueError(f"Shape must be at least rank 2 but is rank {shape.rank} for {op_type} "
+                         f"(input shape {shape})")
     m, n = shape[-2], shape[-1]
     if square and m is not None and n is not None and m != n:
         raise ValueError(f"{op_type}: input matrices must be square, got shape {shape}")
@@ -34,7 +35,8 @@ def matrix_parts(shape: TensorShape, square: bool, op_type: str):
 
 def _check_matrices(x: np.ndarray, square: bool, op_type: str) -> None:
     if x.ndim < 2:
-        raise ValueError(f"{op_type}: input must have rank >= 2, got shape {list(x.shape)}")
+        raise ValueError(f"Shape must be at least rank 2 but is rank {x.ndim} for {op_type} "
+                         f"(input shape {list(x.shape)})")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{op_type}: input matrices must be square, got shape "
                          f"{list(x.shape)}")

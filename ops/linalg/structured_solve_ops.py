@@ -274,7 +274,7 @@ def _banded_kernel(bands, rhs, *, lower, adjoint):
         try:
             x = np.linalg.solve(dense, _to_work(rhs))
         except np.linalg.LinAlgError:
-            raise ValueError("BandedTriangularSolve: the matrix is singular") from None
+            raise ValueError("BandedTriangularSolve: Input matrix is not invertible.") from None
     return np.ascontiguousarray(x).astype(rhs.dtype)
 
 
@@ -285,6 +285,13 @@ def _banded_infer(inputs, attrs):
                         f"{rhs.dtype.name}")
     if bands.shape.rank is None or rhs.shape.rank is None:
         return [(rhs.dtype, TensorShape(None))]
+    k, m, rows = bands.shape[-2], bands.shape[-1], rhs.shape[-2]
+    if m is not None and rows is not None and m != rows:
+        raise ValueError(f"Dimensions must be equal, but are {m} and {rows} for "
+                         f"BandedTriangularSolve (bands {bands.shape}, rhs {rhs.shape})")
+    if k is not None and m is not None and k > m:
+        raise ValueError(f"BandedTriangularSolve: the number of bands {k} must be at most the "
+                         f"matrix order {m}")
     batch = broadcast_shapes(bands.shape[:-2], rhs.shape[:-2])
     return [(rhs.dtype, batch.concatenate(rhs.shape[-2:]))]
 
