@@ -805,3 +805,51 @@ def parallel_dynamic_stitch(lib):
             return lib.raw_ops.ParallelDynamicStitch(indices=[[0, 2], [1, 3]], data=[a, b])
         return _raw(lib, "", "parallel_dynamic_stitch")([[0, 2], [1, 3]], [a, b])
     return value_and_grads(lib, fn, [[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]])
+
+
+# -- behaviours found by TensorFlow's kernel tests (conformance/tfsuite_more.sh) -----------------
+def _nth(lib):
+    if hasattr(lib, "raw_ops"):
+        return lambda x, n, reverse=False: lib.raw_ops.NthElement(input=x, n=n, reverse=reverse)
+    from duograd.ops.nn.ranking_ops import nth_element
+    return nth_element
+
+
+@case
+def nth_element_of_a_scalar_is_rejected(lib):
+    return [_np(_nth(lib)(lib.constant(5.0), 0))]
+
+
+@case
+def nth_element_negative_n_is_rejected(lib):
+    return [_np(_nth(lib)(lib.constant([5.0]), -1))]
+
+
+@case
+def nth_element_n_past_the_end_is_rejected(lib):
+    return [_np(_nth(lib)(lib.constant([[0.1, 0.2], [0.3, 0.4]]), 2))]
+
+
+@case
+def nth_element_ties_share_the_gradient(lib):
+    return value_and_grads(lib, lambda x: _nth(lib)(x, 3),
+                           [[2.0, -1.0, 1000.0, 3.0, 1000.0], [2.0, 2.0, 2.0, 2.0, 2.0]])
+
+
+@case
+def banded_triangular_solve_singular_is_rejected(lib):
+    singular = lib.constant([[1.0, 0.0, -1.0], [-1.0, 0.0, 1.0], [0.0, -1.0, 1.0]])
+    return [_np(lib.linalg.banded_triangular_solve(singular, singular, lower=False))]
+
+
+@case
+def qr_of_a_vector_is_rejected(lib):
+    return [_np(lib.linalg.qr(lib.constant([1.0, 2.0]))[0])]
+
+
+@case
+def conv3d_backprop_filter_v2_sizes_must_be_a_vector(lib):
+    nn = lib.compat.v1.nn
+    x = lib.constant(np.full((2, 2, 2, 2, 1), 0.5, np.float32))
+    return [_np(nn.conv3d_backprop_filter_v2(x, lib.constant(0), x, [1, 1, 1, 1, 1],
+                                             "VALID"))]
