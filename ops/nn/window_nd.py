@@ -20,7 +20,9 @@ def geometry(shape: Sequence[int], ksize: Sequence[int], strides: Sequence[int],
     out = []
     for size, k, s, d in zip(shape, ksize, strides, dilations, strict=True):
         o, before, after = window_geometry(size, k, s, d, padding)
-        out.append((int(o), before, after))  # sizes are known here
+        if o is None:  # sizes are known in a kernel
+            raise ValueError(f"window geometry needs known sizes, got {size} and {k}")
+        out.append((int(o), before, after))
     return out
 
 
