@@ -853,3 +853,8 @@ def conv3d_backprop_filter_v2_sizes_must_be_a_vector(lib):
     x = lib.constant(np.full((2, 2, 2, 2, 1), 0.5, np.float32))
     return [_np(nn.conv3d_backprop_filter_v2(x, lib.constant(0), x, [1, 1, 1, 1, 1],
                                              "VALID"))]
+
+
+@case
+def reverse_sequence_lengths_must_be_a_vector(lib):
+    return [_np(lib.reverse_sequence([[1, 2], [3, 4]], [[2, 2]], seq_axis=1))]

@@ -25,7 +25,9 @@ def _check_axes(rank: int, seq_dim: int, batch_dim: int) -> None:
 def _reverse_sequence(x, seq_lengths, *, seq_dim, batch_dim):
     _check_axes(x.ndim, seq_dim, batch_dim)
     lengths = np.asarray(seq_lengths).astype(np.int64)
-    if lengths.ndim != 1 or lengths.shape[0] != x.shape[batch_dim]:
+    if lengths.ndim != 1:
+        raise ValueError(f"seq_lengths must be 1-dim, not {lengths.ndim}-dim")
+    if lengths.shape[0] != x.shape[batch_dim]:
         raise ValueError(f"Length of seq_lengths != input.dims({batch_dim}), "
                          f"({lengths.shape[0] if lengths.ndim == 1 else lengths.shape} vs. "
                          f"{x.shape[batch_dim]})")
