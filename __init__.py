@@ -54,6 +54,12 @@ from .ops.math.rounding_ops import *  # noqa: F401,F403,A004 (acosh, floor, roun
 from .ops.array.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat, ...)
 from .ops.control_flow.fold_ops import foldl, foldr  # noqa: F401
 from .ops.array.partition_ops import dynamic_partition, dynamic_stitch  # noqa: F401
+from .ops.array.space_batch_ops import batch_to_space, space_to_batch, space_to_batch_nd  # noqa: F401
+from .ops.array.reverse_sequence_ops import reverse_sequence  # noqa: F401
+from .ops.array.patches_ops import extract_volume_patches  # noqa: F401
+from .ops.array.scatter_minmax_ops import tensor_scatter_nd_max, tensor_scatter_nd_min  # noqa: F401
+from .namespaces import image  # noqa: F401
+from .namespaces import sparse  # noqa: F401 (dg.sparse: the sparse segment reductions)
 
 __version__ = "0.1.0"
 from .ops.control_flow.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)

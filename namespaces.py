@@ -55,6 +55,13 @@ from .tf1 import aliases_v1, initializers_v1, metrics_v1, session_config, shapes
 from . import data as data_package
 from .data import compat_v1 as data_v1
 from .formats import api as formats_api
+from .ops.math import (cumulative_logsumexp_ops, incomplete_gamma_ops, sparse_segment_ops,
+                       special_functions_ops)
+from .ops.array import patches_ops, reverse_sequence_ops, space_batch_ops
+from .ops.linalg import decomposition_ops, structured_solve_ops
+from .ops.nn import (conv_nd_ops, dilation_ops, fractional_pool_ops, fused_batch_norm_ops,
+                     lrn_ops, pool_nd_ops, ranking_ops)
+from .ops.random import more_random_ops
 
 ROOT = "duograd"
 
@@ -224,6 +231,26 @@ namespace("duograd.compat.v1.saved_model.loader", extra={"load": formats_api.loa
 namespace("duograd.compat.v1.saved_model.tag_constants", extra=formats_api.TAG_CONSTANTS)
 extend(v1, {"import_graph_def": formats_api.import_graph_def})
 extend(sys.modules["duograd.compat.v1.train"], formats_api.IO_NAMES)
+
+# -- the ops of TF's special functions, space/batch moves, patches, sparse segments,
+# decompositions, structured solves, N-d convolution and pooling, more random ops ---
+extend(math, _public([special_functions_ops, incomplete_gamma_ops]))
+namespace("duograd.math.special", extra=special_functions_ops.SPECIAL_NAMES)
+extend(math, {"cumulative_logsumexp": cumulative_logsumexp_ops.cumulative_logsumexp,
+              "cross": partition_ops.cross, **ranking_ops.MATH_NAMES})
+image = namespace("duograd.image", extra=patches_ops.IMAGE_NAMES)
+sparse = namespace("duograd.sparse", extra=sparse_segment_ops.SPARSE_NAMES)
+extend(linalg, {**decomposition_ops.LINALG_NAMES, **structured_solve_ops.LINALG_NAMES})
+extend(nn, {**space_batch_ops.NN_NAMES, **conv_nd_ops.NN_NAMES, **pool_nd_ops.NN_NAMES,
+            **lrn_ops.NN_NAMES, **dilation_ops.NN_NAMES, **ranking_ops.NN_NAMES,
+            **fused_batch_norm_ops.NN_NAMES, **fractional_pool_ops.NN_NAMES})
+extend(random, more_random_ops.RANDOM_NAMES)
+extend(v1, {**space_batch_ops.V1_NAMES, **patches_ops.V1_NAMES, **sparse_segment_ops.V1_NAMES,
+            "reverse_sequence": reverse_sequence_ops.reverse_sequence_v1,
+            "multinomial": more_random_ops.multinomial})
+extend(sys.modules["duograd.compat.v1.nn"], {**conv_nd_ops.V1_NN_NAMES,
+                                             **fused_batch_norm_ops.V1_NN_NAMES})
+extend(sys.modules["duograd.compat.v1.random"], more_random_ops.V1_RANDOM_NAMES)
 
 # -- keep this block last: every top-level namespace is also a compat.v1/v2 module --
 TOP_LEVEL = {name: value for name, value in dict(globals()).items()

@@ -172,6 +172,57 @@ SAME_NOTES = {
     'Svd': 'same (static m, n needed, as TF)', 'EuclideanNorm': 'same (no conj, NaN at 0, as TF)',
     'UnsortedSegmentProd': 'same (no conj for complex data, as TF)',
 }
+# Issue 22: the op types that were missing, as implemented (notes) or accounted for.
+SAME_NOTES.update({
+    'ApproxTopK': "same (exact on CPU, as TF's kernel)",
+    'ApproximateEqual': 'same (raw op: ops/array/raw_only_ops.py)',
+    'AvgPool3DGrad': 'same (None for the shape input, which TF passes through stop_gradient)',
+    'BesselI1': "same (with TF's value 1 at x = 0, where the true derivative is 0.5)",
+    'Betainc': 'same (no gradient in a, b, as TF)',
+    'BroadcastGradientArgs': 'same (raw op; our gradients unbroadcast without it)',
+    'CheckNumericsV2': 'same (raw op)',
+    'ConcatOffset': "same (raw op; ConcatV2's gradient slices without it)",
+    'ConjugateTranspose': 'same (raw op; dg.transpose(conjugate=True) composes Transpose and Conj, with the same gradient)',
+    'Dilation2D': 'same (its backprop ops have no gradient, as in TF)',
+    'Eig': 'same (distinct eigenvalues, as TF)',
+    'ExtractImagePatches': 'same (composed: unsorted_segment_sum of the gradient over the patches of an index image)',
+    'ExtractVolumePatches': 'same (composed as ExtractImagePatches)',
+    'FractionalAvgPool': 'same (as FractionalMaxPool)',
+    'FractionalMaxPool': "same (region boundaries from duograd's RNG; exact TF boundaries when the ratio divides the size)",
+    'FusedBatchNormV3': "same (the gradient composed of ops, so second order works as TF's FusedBatchNormGradGrad)",
+    'Igamma': "same (IgammaGradA by a series in SciPy's gammaln/digamma)",
+    'IsotonicRegression': 'same (the segment mean composed of unsorted_segment_mean and gather)',
+    'LRN': 'same (LRNGrad has no gradient, as in TF)',
+    'MatrixSolveLs': 'same (reached, as in TF, for fast=False or large batched inputs; lstsq composes otherwise)',
+    'MatrixSquareRoot': 'same (kernel: scipy.linalg.sqrtm, the scipy extra)',
+    'MaxPoolWithArgmax': 'same (MaxPoolGradWithArgmax has no gradient, as in TF)',
+    'Multinomial': 'same (random.categorical)',
+    'NthElement': 'same (reached through raw ops only in TF; here ops/nn/ranking_ops.nth_element)',
+    'ParallelDynamicStitch': 'same (raw op; partitioned embedding_lookup uses DynamicStitch)',
+    'PreventGradient': 'same (raw op: LookupError naming the message)',
+    'Qr': 'same (NotImplementedError for dynamic shapes and full_matrices with m > n, as TF)',
+    'RandomGamma': "same (samples are duograd's own RNG; RandomGammaGrad from the scipy extra)",
+    'ScatterNdNonAliasingAdd': 'same (raw op)',
+    'SparseSegmentMean': 'same (as SparseSegmentSum, each segment divided by its count)',
+    'SparseSegmentMeanWithNumSegments': 'same (as SparseSegmentMean)',
+    'SparseSegmentSqrtN': 'same (as SparseSegmentSum, each segment divided by sqrt(count))',
+    'SparseSegmentSqrtNWithNumSegments': 'same (as SparseSegmentSqrtN)',
+    'SparseSegmentSum': "same (TF's dense gradient, composed of gather and unsorted_segment_sum)",
+    'SparseSegmentSumWithNumSegments': 'same (as SparseSegmentSum)',
+    'StatelessParameterizedTruncatedNormal': "same (TF's formulas: mean and stddev at fixed standardized bounds)",
+    'StatelessRandomGammaV3': 'same (random.stateless_gamma builds it, as TF)',
+    'Zeta': 'same (no gradient in x, as TF)',
+})
+ISSUE22_ABSENT = {
+    'BatchNormWithGlobalNormalization': "not an op type here: composed of batch_normalization, as TF's public nn.batch_norm_with_global_normalization (the op is reached through tf.raw_ops only)",
+    'BatchToSpace': "not an op type here: BatchToSpaceND plays its role (TF's public tf.compat.v1.batch_to_space builds BatchToSpaceND too)",
+    'FusedBatchNorm': 'not an op type here: FusedBatchNormV3 plays its role (tf.compat.v1.nn.fused_batch_norm builds V3, as TF 2.21)',
+    'FusedBatchNormV2': 'not an op type here: FusedBatchNormV3 plays its role (tf.compat.v1.nn.fused_batch_norm builds V3, as TF 2.21)',
+    'MaxPoolGradV2': "not an op type here: MaxPoolGrad plays its role (ksize and strides are attrs here, as MaxPool plays MaxPoolV2's)",
+    'ParameterizedTruncatedNormal': 'out of scope: TF reaches it through tf.raw_ops only (no public function builds it)',
+    'SpaceToBatch': "not an op type here: SpaceToBatchND plays its role (TF's public tf.compat.v1.space_to_batch builds SpaceToBatchND too)",
+    'VariableShape': "not an op type here: the Shape of the variable's value plays its role (dg.shape(variable))",
+}
 OURS_ONLY = {
     'IsNan': 'not differentiable (bool output; TF registers nothing)',
     'IsFinite': 'not differentiable (bool output; TF registers nothing)',
@@ -221,6 +272,8 @@ def tf_text(name, file, is_none, fn):
     return f'`{fn}`'
 
 def ours_text(name, file):
+    if name in ISSUE22_ABSENT:
+        return ISSUE22_ABSENT[name]
     entry = ours.get(name, 'absent')
     if entry != 'absent':
         if name in DIFFERS:

@@ -95,10 +95,10 @@ def test_dir_lists_the_public_api_and_no_implementation_modules():
     names = dir(dg)
     modules = [n for n in names if isinstance(getattr(dg, n), types.ModuleType)]
     assert modules == ["autodiff", "autograph", "compat", "config", "data", "debugging",  # adds
-                       "distribute", "errors", "graph_util", "initializers", "io",  # nothing
-                       "keras", "linalg", "losses", "math", "metrics", "nest", "nn",
-                       "optimizers", "random", "saved_model", "summary", "test", "train",
-                       "types"]
+                       "distribute", "errors", "graph_util", "image", "initializers",  # nothing
+                       "io", "keras", "linalg", "losses", "math", "metrics", "nest", "nn",
+                       "optimizers", "random", "saved_model", "sparse", "summary", "test",
+                       "train", "types"]
     for internal in ("ops", "framework", "eager", "grad_registry", "namespaces", "math_grad",
                      "array_grad", "gradient_checker_v1"):
         assert internal not in names

@@ -298,3 +298,9 @@ def _is_number(value: Any, target: float) -> bool:
 
 
 __all__ = ["normal", "uniform", "set_seed", "shuffle", "truncated_normal"]
+
+# For the other random op modules (ops/random/more_random_ops.py): the seed and stream rules.
+random_attrs = _random_attrs
+generator_of = _generator
+shape_dims = _dims
+shape_input = _shape_input

@@ -72,7 +72,9 @@ EXEMPT = {
 # Ops TensorFlow registers no gradient for (differentiating through them raises
 # LookupError, tested in ops/array/test_arrays.py), so they have neither a gradient nor
 # NotDifferentiable here either.
-NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod",
+NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod", "IgammaGradA", "MaxPoolGradWithArgmax",
+                        "LRNGrad", "Dilation2DBackpropInput", "Dilation2DBackpropFilter",
+                        "RandomGammaGrad", "FractionalMaxPoolGrad", "FractionalAvgPoolGrad",
                         # dg.data's iterator ops: sources of a graph, no gradient to ask for
                         "MakeIterator", "IteratorGetNext", "IteratorGetNextAsOptional",
                         "OptionalGetValue"}
