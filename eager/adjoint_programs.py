@@ -1,4 +1,4 @@
-"""Adjoint programs: each registered gradient function, traced once per signature.
+"""Adjoint programs: each pure gradient function, traced once per signature.
 
 The raw first-order sweep (eager/raw_backward.py) needs a recorded op's
 gradient as a function of NumPy values. Running the registered gradient
@@ -17,7 +17,10 @@ eager execution and Session plans run. A gradient function must work on
 symbolic tensors (graph mode calls it so), so it cannot branch on values;
 whatever it branches on (op type, gradient name, attrs, skipped inputs,
 every static shape and dtype of inputs, outputs and gradient) is the cache
-key. A function that cannot be traced (it fails, builds a stateful op, reads
+key. Only a pure function is traced (the reuse rule, grad_registry/registry.py:
+one of duograd's own); a user's, an override's or a custom_gradient's runs as
+Python every time, on the general pass. A function that cannot be traced (it
+is not pure, fails, builds a stateful op, reads
 an input the tape did not keep, or returns IndexedSlices) gets no program:
 the sweep gives up and the general pass runs.
 
@@ -42,9 +45,9 @@ import numpy as np
 
 from ..framework.dtypes import DType, from_numpy
 from ..framework.graph import Graph, SymbolicTensor
-from ..framework.registry import gradient_functions
 from ..framework.session import compile_plan
 from ..framework.tensor_shape import TensorShape
+from ..grad_registry.registry import NOT_REGISTERED, find_gradient, is_pure
 from ..ops.array.array_ops import placeholder
 from .eager_tensor import EagerTensor
 from .imperative_grad import fill_absent_output_grads
@@ -154,9 +157,11 @@ def _placeholder(value: Any) -> Any:
 def _trace(record: tuple, grad: Any) -> Callable:
     op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
     in_exprs, out_exprs = _value_expressions(record)
-    if name not in gradient_functions or op_def.stateful:
-        raise NotTraceable(name)  # no gradient (the general pass raises) or state
-    function = gradient_functions.get(name)  # None: not differentiable, inputs get None
+    function = find_gradient(name)  # None: not differentiable, inputs get None
+    if function is NOT_REGISTERED or not is_pure(name) or op_def.stateful:
+        # no gradient (the general pass raises), one that must run every time (the
+        # reuse rule: grad_registry/registry.py), or state
+        raise NotTraceable(name)
     multi = len(output_ids) != 1
     graph = Graph()
     feeds: List[SymbolicTensor] = []

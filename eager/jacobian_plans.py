@@ -31,8 +31,8 @@ Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
   makes the structure uncacheable, and so does a custom gradient (its
   function is an attr that is not a plain value), a trace that reads a
   variable's handle (a recorded read is keyed as "a resource"), an op whose
-  gradient function is not one of duograd's own (a user's registered
-  function may read anything), a stateful op in the traced or converted
+  gradient function is not pure (the reuse rule, grad_registry/registry.py:
+  a user's function may read anything and runs every time), a stateful op in the traced or converted
   program (random numbers must not be frozen), or a gradient that does not
   come from the seed. Gradient functions read no thread state.
 
@@ -64,9 +64,9 @@ import numpy as np
 from ..framework.dtypes import DType
 from ..framework.func_graph import FuncGraph, tracing
 from ..framework.graph import Graph
-from ..framework.registry import gradient_functions
 from ..framework.session import compile_plan, run_plan
 from ..framework.tensor_shape import TensorShape
+from ..grad_registry.registry import is_pure
 from ..ops.array import array_ops
 from ..ops.parallel_for.pfor import Converter, OneHot, densified, finish
 from ..ops.state.variables import EagerHandle
@@ -77,7 +77,6 @@ from .tape import Tape, fields, gradient_name
 
 _state = context.state
 _log = logging.getLogger("duograd")
-_PACKAGE = __name__.split(".", 1)[0]
 
 # Integer/boolean tensors up to this many elements are keyed by value.
 MAX_KEYED_ELEMENTS = 64
@@ -250,16 +249,14 @@ def detached(plan: Any) -> Any:
 
 
 def own_gradients(producers: dict, canon: Dict[int, int]) -> None:
-    """Every gradient function the trace may call is one of duograd's own."""
+    """Every gradient function the trace may call is pure (the reuse rule)."""
     for tid in canon:
         record = producers.get(tid)
         if record is None:
             continue
         name = gradient_name(record)
-        fn = gradient_functions.get(name)
-        module = getattr(fn, "__module__", None) or ""
-        if fn is not None and module.split(".", 1)[0] != _PACKAGE:
-            raise Uncacheable(f"user gradient function for {name}")
+        if not is_pure(name):   # the reuse rule (grad_registry/registry.py)
+            raise Uncacheable(f"gradient function {name} runs every time")
 
 
 def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[int],
