@@ -39,23 +39,22 @@ with one comparison of the gradient's shape and dtype.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 import numpy as np
 
-from ..framework.dtypes import DType, from_numpy
+from ..framework.dtypes import from_numpy
 from ..framework.graph import Graph, SymbolicTensor
 from ..framework.session import compile_plan
-from ..framework.tensor_shape import TensorShape
 from ..grad_registry.registry import NOT_REGISTERED, find_gradient, is_pure
 from ..ops.array.array_ops import placeholder
+from .attr_key import Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
 from .imperative_grad import fill_absent_output_grads
 from .tape import TapeEntry, fields
 
 MAX_PROGRAMS_PER_OP = 512
 UNSUPPORTED = object()  # memoised for a signature whose gradient cannot be traced
-_PLAIN_ATTRS = (bool, int, float, str, bytes, type(None), DType, TensorShape, np.dtype)
 _PARAMETERS = "r, g"
 
 
@@ -63,28 +62,16 @@ class NotTraceable(Exception):
     """The record's gradient function cannot become an adjoint program."""
 
 
-def _frozen_attr(value: Any) -> Any:
-    if isinstance(value, _PLAIN_ATTRS):
-        return value
-    if type(value) is tuple or type(value) is list:
-        return (type(value).__name__,) + tuple([_frozen_attr(v) for v in value])
-    raise NotTraceable(f"attr of type {type(value).__name__}")
-
-
-def attrs_key(attrs: dict) -> Optional[tuple]:
-    """A hashable form of a record's attrs (None when there are none); attrs that
-    are not plain values (functions, graphs, arrays) are NotTraceable."""
-    if not attrs:
-        return None
-    return tuple(sorted((k, _frozen_attr(v)) for k, v in attrs.items()))
-
-
 def signature(record: tuple, grad: Any) -> tuple:
     """Everything a gradient function may branch on, for one record in the general
     layout and its output gradient (for a multi-output op, a tuple with None for
     outputs without one), as one flat tuple: gradient name, skipped inputs, attrs,
     then shape and dtype of each input, each output and the gradient."""
-    key: List[Any] = [record[1], record[7], attrs_key(record[2])]
+    try:
+        keyed_attrs = attrs_key(record[2])
+    except Unkeyable as error:
+        raise NotTraceable(str(error)) from None
+    key: List[Any] = [record[1], record[7], keyed_attrs]
     for group in (record[5], record[6]):
         for value in group:
             if type(value) is EagerTensor:

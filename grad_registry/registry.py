@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, Container, Optional, Sequence, Union
 
 from ..framework.registry import gradient_functions, gradients_accepting_none
+from .op_view import OpView
 
 NOT_REGISTERED = object()
 _LIBRARY = __name__.split(".", 1)[0] + "."   # "duograd."
@@ -93,7 +94,7 @@ def is_pure(name: str) -> bool:
     return (getattr(fn, "__module__", None) or "").startswith(_LIBRARY)
 
 
-def get_gradient_function(op: Any) -> Optional[Callable]:
+def get_gradient_function(op: OpView) -> Optional[Callable]:
     """The gradient function for `op` (graph Operation or tape entry), honouring
     gradient overrides; None for non-differentiable ops; LookupError if unknown."""
     name = op.gradient_name
@@ -107,10 +108,10 @@ def get_gradient_function(op: Any) -> Optional[Callable]:
                           f"(op type: {op.type})") from None
 
 
-def accepts_none(op: Any) -> Container[int]:
+def accepts_none(op: OpView) -> Container[int]:
     """Output indices at which `op`'s gradient function takes None for no gradient."""
     return gradients_accepting_none.get(op.gradient_name, frozenset())
 
 
-def _op_name(op: Any) -> str:
+def _op_name(op: OpView) -> str:
     return getattr(op, "name", op.type)

@@ -147,3 +147,33 @@ def test_only_duograds_own_gradient_functions_are_pure(user_gradient):
     for name in ("CustomGradient", "EagerPyFunc", "PartitionedCall", "While", "If"):
         assert not is_pure(name)
     assert not is_pure("NoSuchGradientEverRegistered")
+
+
+def test_every_engine_hands_a_gradient_function_an_op_view(user_gradient):
+    """The graph `Operation`, the tape's entry and the accumulator's view all provide
+    the `OpView` protocol (type, name, gradient_name, inputs, outputs,
+    skip_input_indices, get_attr), which is all a gradient function may read."""
+    from duograd.eager.forwardprop import OpView as AccumulatorView
+    from duograd.grad_registry.op_view import OpView
+    from duograd.ops.math import math_ops
+    seen = []
+
+    def spy(op, grad):
+        seen.append(op)
+        return grad * dg.cos(op.inputs[0])
+    name = user_gradient(spy)
+    tape, y, x = _sin_gradient(name)
+    tape.gradient(y, x)
+    graph = dg.Graph()
+    with graph.as_default():
+        p = dg.compat.v1.placeholder(dg.float32, [2])
+        with graph.gradient_override_map({"Sin": name}):
+            q = dg.sin(p)
+        dg.gradients(q, p)
+    x = dg.constant(X)
+    view = AccumulatorView(math_ops.SIN, {}, (x,), (dg.sin(x),), frozenset())
+    assert [type(op).__name__ for op in seen] == ["TapeEntry", "Operation"]
+    for op in seen + [view]:
+        assert isinstance(op, OpView)
+        assert op.gradient_name in (name, "Sin") and op.type == "Sin"
+        assert len(op.inputs) == 1 and op.skip_input_indices == frozenset()
