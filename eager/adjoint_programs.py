@@ -24,7 +24,7 @@ is not pure, fails, builds a stateful op, reads
 an input the tape did not keep, or returns IndexedSlices) gets no program:
 the sweep gives up and the general pass runs.
 
-Programs are memoised on the op declaration (`OpDef.adjoint_programs`), as
+Programs are memoised in the op's cache (eager/op_cache.py: `programs`), as
 the tape's keep plans are, at most MAX_PROGRAMS_PER_OP per op type. A general
 record's key is `signature()`; a unary or binary record's is its cell's
 signature when the gradient has the output's shape and dtype, else
@@ -51,6 +51,7 @@ from ..ops.array.array_ops import placeholder
 from .attr_key import Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
 from .imperative_grad import fill_absent_output_grads
+from .op_cache import op_cache
 from .tape import TapeEntry, fields
 
 MAX_PROGRAMS_PER_OP = 512
@@ -100,13 +101,18 @@ def cell_program(record: tuple, grad: Any) -> Any:
         key: tuple = sig
     else:
         key = (sig, grad.shape, grad.dtype)
-    programs = record[0].adjoint_programs
-    program = programs.get(key) if programs is not None else None
-    if program is None:
-        program = adjoint_program(record, grad, key)
+    program = cached_program(record, grad, key)
     if key is sig and preserves_specs(program):
         cell[1] = program
     return program
+
+
+def cached_program(record: tuple, grad: Any, key: tuple) -> Any:
+    """The program memoised for `record` under `key`, traced on a miss (UNSUPPORTED
+    when it cannot be)."""
+    programs = op_cache(record[0]).programs
+    program = programs.get(key) if programs is not None else None
+    return adjoint_program(record, grad, key) if program is None else program
 
 
 def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
@@ -116,9 +122,10 @@ def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
         program: Any = _trace(record, grad)
     except Exception:  # noqa: BLE001 - any failure to trace: the general pass runs
         program = UNSUPPORTED
-    programs = op_def.adjoint_programs
+    cache = op_cache(op_def)
+    programs = cache.programs
     if programs is None or len(programs) >= MAX_PROGRAMS_PER_OP:
-        programs = op_def.adjoint_programs = {}
+        programs = cache.programs = {}
     programs[key] = program
     return program
 
@@ -226,4 +233,4 @@ def preserves_specs(program: Any) -> bool:
 
 def cached_programs(op_def: Any) -> Dict[tuple, Any]:
     """The programs memoised on `op_def` (for tests and introspection)."""
-    return dict(op_def.adjoint_programs or {})
+    return dict(op_cache(op_def).programs or {})

@@ -42,7 +42,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .adjoint_programs import (UNSUPPORTED, adjoint_program, cell_program, preserves_specs,
+from .adjoint_programs import (UNSUPPORTED, cached_program, cell_program, preserves_specs,
                                signature)
 from . import context
 from .eager_tensor import EagerTensor
@@ -184,11 +184,7 @@ def _general_step(record: tuple, grads: dict, sources: frozenset, trusted: bool)
         grad = tuple([grads.get(t) if t in sources else grads.pop(t, None) for t in out_ids])
         if all(g is None for g in grad):
             return trusted
-    key = signature(record, grad)
-    programs = record[0].adjoint_programs
-    program = programs.get(key) if programs is not None else None
-    if program is None:
-        program = adjoint_program(record, grad, key)
+    program = cached_program(record, grad, signature(record, grad))
     if program is UNSUPPORTED:
         raise RawPathUnsupported(record[1])
     in_grads = program(record, grad)
