@@ -1,4 +1,4 @@
-"""Adjoint programs: each registered gradient function, traced once per signature.
+"""Adjoint programs: each pure gradient function, traced once per signature.
 
 The raw first-order sweep (eager/raw_backward.py) needs a recorded op's
 gradient as a function of NumPy values. Running the registered gradient
@@ -17,11 +17,14 @@ eager execution and Session plans run. A gradient function must work on
 symbolic tensors (graph mode calls it so), so it cannot branch on values;
 whatever it branches on (op type, gradient name, attrs, skipped inputs,
 every static shape and dtype of inputs, outputs and gradient) is the cache
-key. A function that cannot be traced (it fails, builds a stateful op, reads
+key. Only a pure function is traced (the reuse rule, grad_registry/registry.py:
+one of duograd's own); a user's, an override's or a custom_gradient's runs as
+Python every time, on the general pass. A function that cannot be traced (it
+is not pure, fails, builds a stateful op, reads
 an input the tape did not keep, or returns IndexedSlices) gets no program:
 the sweep gives up and the general pass runs.
 
-Programs are memoised on the op declaration (`OpDef.adjoint_programs`), as
+Programs are memoised in the op's cache (eager/op_cache.py: `programs`), as
 the tape's keep plans are, at most MAX_PROGRAMS_PER_OP per op type. A general
 record's key is `signature()`; a unary or binary record's is its cell's
 signature when the gradient has the output's shape and dtype, else
@@ -36,23 +39,23 @@ with one comparison of the gradient's shape and dtype.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 import numpy as np
 
-from ..framework.dtypes import DType, from_numpy
+from ..framework.dtypes import from_numpy
 from ..framework.graph import Graph, SymbolicTensor
-from ..framework.registry import gradient_functions
 from ..framework.session import compile_plan
-from ..framework.tensor_shape import TensorShape
+from ..grad_registry.registry import NOT_REGISTERED, find_gradient, is_pure
 from ..ops.array.array_ops import placeholder
+from .attr_key import Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
 from .imperative_grad import fill_absent_output_grads
+from .op_cache import op_cache
 from .tape import TapeEntry, fields
 
 MAX_PROGRAMS_PER_OP = 512
 UNSUPPORTED = object()  # memoised for a signature whose gradient cannot be traced
-_PLAIN_ATTRS = (bool, int, float, str, bytes, type(None), DType, TensorShape, np.dtype)
 _PARAMETERS = "r, g"
 
 
@@ -60,28 +63,16 @@ class NotTraceable(Exception):
     """The record's gradient function cannot become an adjoint program."""
 
 
-def _frozen_attr(value: Any) -> Any:
-    if isinstance(value, _PLAIN_ATTRS):
-        return value
-    if type(value) is tuple or type(value) is list:
-        return (type(value).__name__,) + tuple([_frozen_attr(v) for v in value])
-    raise NotTraceable(f"attr of type {type(value).__name__}")
-
-
-def attrs_key(attrs: dict) -> Optional[tuple]:
-    """A hashable form of a record's attrs (None when there are none); attrs that
-    are not plain values (functions, graphs, arrays) are NotTraceable."""
-    if not attrs:
-        return None
-    return tuple(sorted((k, _frozen_attr(v)) for k, v in attrs.items()))
-
-
 def signature(record: tuple, grad: Any) -> tuple:
     """Everything a gradient function may branch on, for one record in the general
     layout and its output gradient (for a multi-output op, a tuple with None for
     outputs without one), as one flat tuple: gradient name, skipped inputs, attrs,
     then shape and dtype of each input, each output and the gradient."""
-    key: List[Any] = [record[1], record[7], attrs_key(record[2])]
+    try:
+        keyed_attrs = attrs_key(record[2])
+    except Unkeyable as error:
+        raise NotTraceable(str(error)) from None
+    key: List[Any] = [record[1], record[7], keyed_attrs]
     for group in (record[5], record[6]):
         for value in group:
             if type(value) is EagerTensor:
@@ -110,13 +101,18 @@ def cell_program(record: tuple, grad: Any) -> Any:
         key: tuple = sig
     else:
         key = (sig, grad.shape, grad.dtype)
-    programs = record[0].adjoint_programs
-    program = programs.get(key) if programs is not None else None
-    if program is None:
-        program = adjoint_program(record, grad, key)
+    program = cached_program(record, grad, key)
     if key is sig and preserves_specs(program):
         cell[1] = program
     return program
+
+
+def cached_program(record: tuple, grad: Any, key: tuple) -> Any:
+    """The program memoised for `record` under `key`, traced on a miss (UNSUPPORTED
+    when it cannot be)."""
+    programs = op_cache(record[0]).programs
+    program = programs.get(key) if programs is not None else None
+    return adjoint_program(record, grad, key) if program is None else program
 
 
 def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
@@ -126,9 +122,10 @@ def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
         program: Any = _trace(record, grad)
     except Exception:  # noqa: BLE001 - any failure to trace: the general pass runs
         program = UNSUPPORTED
-    programs = op_def.adjoint_programs
+    cache = op_cache(op_def)
+    programs = cache.programs
     if programs is None or len(programs) >= MAX_PROGRAMS_PER_OP:
-        programs = op_def.adjoint_programs = {}
+        programs = cache.programs = {}
     programs[key] = program
     return program
 
@@ -154,9 +151,11 @@ def _placeholder(value: Any) -> Any:
 def _trace(record: tuple, grad: Any) -> Callable:
     op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
     in_exprs, out_exprs = _value_expressions(record)
-    if name not in gradient_functions or op_def.stateful:
-        raise NotTraceable(name)  # no gradient (the general pass raises) or state
-    function = gradient_functions.get(name)  # None: not differentiable, inputs get None
+    function = find_gradient(name)  # None: not differentiable, inputs get None
+    if function is NOT_REGISTERED or not is_pure(name) or op_def.stateful:
+        # no gradient (the general pass raises), one that must run every time (the
+        # reuse rule: grad_registry/registry.py), or state
+        raise NotTraceable(name)
     multi = len(output_ids) != 1
     graph = Graph()
     feeds: List[SymbolicTensor] = []
@@ -234,4 +233,4 @@ def preserves_specs(program: Any) -> bool:
 
 def cached_programs(op_def: Any) -> Dict[tuple, Any]:
     """The programs memoised on `op_def` (for tests and introspection)."""
-    return dict(op_def.adjoint_programs or {})
+    return dict(op_cache(op_def).programs or {})

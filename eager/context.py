@@ -1,6 +1,7 @@
 """The thread-local execution context: mode, default-graph stack, tape stack.
 
-This is the only mutable global state besides the registries (DESIGN.md).
+This is the only mutable global state besides the registries (DESIGN.md) and
+the per-thread states other modules own (`owned_state`, below).
 Eager execution is the default; a graph pushed by `Graph.as_default()` (or
 a function being traced) switches the thread to graph mode.
 """
@@ -21,11 +22,6 @@ class _ContextState(threading.local):
         self.variable_creators: List[Any] = []  # variable_creator_scope stack, innermost last
         self.gradient_overrides: List[dict] = []  # eager gradient_override_map
         self.name_scope: str = ""          # eager-mode name scope (names only)
-        self.global_seed: Optional[int] = None
-        self.op_seed_counter: int = 0
-        # Seeded random streams of eager mode, {(op type, dtype, seed, seed2): generator};
-        # `dg.random.set_seed` clears them (TF resets its eager kernel cache).
-        self.random_streams: dict = {}
         # Python scalars converted as operands of eager ops, {(value, dtype): tensor}:
         # eager tensors are immutable, so `x * 0.5` need not convert 0.5 every time.
         self.scalar_operands: dict = {}
@@ -38,20 +34,44 @@ class _ContextState(threading.local):
         # thread, and the threads a deep trace continues on (eager/stack_room.py),
         # which copy it with the rest of this state.
         self.lock_owner: object = object()
-        self.variable_scopes: List[Any] = []   # tf.compat.v1.variable_scope stack
         self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
-        # dg.summary: the default-writer stack (`writer.as_default()`) and the default step
-        # (`dg.summary.experimental.set_step`), per thread as in TF.
-        self.summary_writers: List[Any] = []
-        self.summary_step: Any = None
-        self.summary_record_if: Any = True      # dg.summary.record_if's condition
-        self.summary_trace: Optional[List[Any]] = None  # graphs traced since summary.trace_on
-        # This thread's compiled vectorised backward passes (eager/jacobian_plans.py's
-        # JacobianPlanCache), made on the first eager jacobian/hessian; lives as the thread.
-        self.jacobian_plans: Any = None
+        # dg.summary.record_if's condition and the graphs traced since summary.trace_on
+        # (still here: dg.function's tracing appends to the latter; see docs/architecture.md)
+        self.summary_record_if: Any = True
+        self.summary_trace: Optional[List[Any]] = None
 
 
 state = _ContextState()
+
+# Per-thread state that belongs to another object (the summary writers' stack, the
+# variable scopes, the random streams, the Jacobian plan cache) lives with its owner,
+# in an `OwnedThreadState` made by `owned_state`; the deep-nesting hop
+# (eager/stack_room.py) copies these with `state` onto the thread it continues on.
+_owned: List["OwnedThreadState"] = []
+
+
+class OwnedThreadState(threading.local):
+    """Base of a module's own per-thread state (its __init__ sets the defaults)."""
+
+
+def owned_state(cls: type) -> Any:
+    """The one instance of `cls` (an OwnedThreadState subclass), registered so that
+    a deep trace's continuation thread sees this thread's values."""
+    instance = cls()
+    _owned.append(instance)
+    return instance
+
+
+def snapshot() -> List[dict]:
+    """This thread's context and owned states, shallow (lists shared)."""
+    return [dict(state.__dict__)] + [dict(owned.__dict__) for owned in _owned]
+
+
+def restore(saved: List[dict]) -> None:
+    """Makes a `snapshot` of another thread this thread's (see `owned_state`)."""
+    state.__dict__.update(saved[0])
+    for owned, values in zip(_owned, saved[1:], strict=True):
+        owned.__dict__.update(values)
 
 
 def executing_eagerly() -> bool:

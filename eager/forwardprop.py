@@ -21,8 +21,8 @@ from typing import Any, Dict, List, Optional
 from ..framework import nest
 from ..framework.func_graph import inner_tensor
 from ..framework.indexed_slices import IndexedSlices
-from ..framework.registry import gradient_functions
 from ..framework.tensor import Tensor
+from ..grad_registry.registry import NOT_REGISTERED, find_gradient
 from ..grad_registry.jvp_rules import get_jvp_rule
 from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gradients
 from ..ops.array import array_ops
@@ -194,11 +194,10 @@ class ForwardAccumulator:
 
 def double_vjp(op: OpView, in_tangents: List[Any]) -> List[Optional[Any]]:
     """J t from the op's gradient function: d<vjp(u), t>/du, vjp linear in u."""
-    try:
-        grad_fn = gradient_functions.lookup(op.gradient_name)
-    except LookupError:
+    grad_fn = find_gradient(op.gradient_name)
+    if grad_fn is NOT_REGISTERED:
         raise LookupError(f"No JVP rule and no gradient defined for op type {op.type}: "
-                          "forward-mode differentiation through it is not possible") from None
+                          "forward-mode differentiation through it is not possible")
     if grad_fn is None:   # not differentiable: outputs have no tangent
         return [None] * len(op.outputs)
     dummies = [array_ops.zeros_like(o) if o.dtype.is_differentiable else None

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..grad_registry.aggregation import aggregate, zeros_for
-from ..framework.registry import gradient_functions
-from ..grad_registry.registry import accepts_none, get_gradient_function
+from ..grad_registry.registry import (NOT_REGISTERED, accepts_none, find_gradient,
+                                      get_gradient_function)
 from .eager_tensor import EagerTensor
 from .tape import entry_view
 from ..ops.array import array_ops
@@ -25,7 +25,6 @@ from ..ops.array import array_ops
 # holds), while small gradients are still summed once, by one add_n.
 MIN_AGGREGATE_COUNT = 2
 MIN_AGGREGATE_BYTES = 1024 * 1024
-_MISSING = object()
 
 
 def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: Sequence[int]):
@@ -80,12 +79,7 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
     """
     relevant, influenced, usage, missing = _prepare(producers, target_ids, source_ids)
     sources = set(source_ids)
-    grads: Dict[int, list] = {}
-    for i, (target, tid) in enumerate(zip(targets, target_ids, strict=True)):
-        seed = output_gradients[i] if output_gradients is not None else None
-        if seed is None:
-            seed = array_ops.ones_like(target)
-        grads.setdefault(tid, []).append(seed)
+    grads = _seeds(targets, target_ids, output_gradients)
     entry_of = {}
     for entry in relevant:
         for tid in entry.output_ids:
@@ -94,56 +88,16 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
     ready.sort(key=_seq)
     zeros_cache: Dict[Any, Any] = {}
     pending_bytes: Dict[int, int] = {}
-    functions = gradient_functions
     while ready:
         entry = ready.pop()
-        out_ids = entry.output_ids
-        if len(out_ids) == 1:
-            tid = out_ids[0]
-            parts = grads.get(tid) if tid in sources else grads.pop(tid, None)
-            out_grads = None if not parts else [parts[0] if len(parts) == 1 else aggregate(parts)]
-        else:
-            out_grads = []
-            for tid in out_ids:
-                parts = grads.get(tid) if tid in sources else grads.pop(tid, None)
-                out_grads.append(None if not parts else
-                                 parts[0] if len(parts) == 1 else aggregate(parts))
-            if all(g is None for g in out_grads):
-                out_grads = None
-        in_grads = None
-        if out_grads is not None:
-            grad_fn = functions.get(entry.gradient_name, _MISSING)
-            if grad_fn is _MISSING:
-                get_gradient_function(entry)  # raises the LookupError naming the op
-            if grad_fn is not None:
-                if len(out_grads) == 1 and len(entry.input_ids) == 1:
-                    in_grads = grad_fn(entry, out_grads[0])
-                    if type(in_grads) is not tuple and type(in_grads) is not list:
-                        in_grads = (in_grads,)
-                    elif len(in_grads) != 1:
-                        _call(entry, grad_fn, out_grads, zeros_cache)  # raises the count error
-                else:
-                    in_grads = _call(entry, grad_fn, out_grads, zeros_cache)
+        out_grads = _output_gradients(entry, grads, sources)
+        in_grads = None if out_grads is None else _input_gradients(entry, out_grads,
+                                                                   zeros_cache)
         for i, tid in enumerate(entry.input_ids):
             if tid not in influenced:
                 continue
-            if in_grads is not None:
-                grad = in_grads[i]
-                if grad is not None:
-                    parts = grads.get(tid)
-                    if parts is None:
-                        grads[tid] = [grad]
-                    else:
-                        parts.append(grad)
-                        if len(parts) >= MIN_AGGREGATE_COUNT:
-                            # a running total: summing every part on each append is quadratic
-                            size = pending_bytes.get(tid) or _nbytes(parts[:-1])
-                            if type(grad) is EagerTensor:
-                                size += grad.array.nbytes
-                            pending_bytes[tid] = size
-                            if size >= MIN_AGGREGATE_BYTES:
-                                grads[tid] = [aggregate(parts)]
-                                pending_bytes[tid] = _nbytes(grads[tid])
+            if in_grads is not None and in_grads[i] is not None:
+                add_part(grads, pending_bytes, tid, in_grads[i])
             count = usage[tid] - 1
             usage[tid] = count
             if count == 0:
@@ -154,13 +108,76 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
                     if left == 0:
                         ready.append(producer)
         if release:
-            for tid in out_ids:
+            for tid in entry.output_ids:
                 producers.pop(tid, None)
-    result = []
-    for sid in source_ids:
-        parts = grads.get(sid)
-        result.append(None if not parts else parts[0] if len(parts) == 1 else aggregate(parts))
-    return result
+    return [_total(grads.get(sid)) for sid in source_ids]
+
+
+def _seeds(targets: Sequence[Any], target_ids: Sequence[int],
+           output_gradients: Optional[Sequence[Any]]) -> Dict[int, list]:
+    """Each target's gradient parts: its output gradient, or ones like it."""
+    grads: Dict[int, list] = {}
+    for i, (target, tid) in enumerate(zip(targets, target_ids, strict=True)):
+        seed = output_gradients[i] if output_gradients is not None else None
+        if seed is None:
+            seed = array_ops.ones_like(target)
+        grads.setdefault(tid, []).append(seed)
+    return grads
+
+
+def _total(parts: Optional[list]) -> Any:
+    """The sum of a tensor's gradient parts (None: no part arrived)."""
+    return None if not parts else parts[0] if len(parts) == 1 else aggregate(parts)
+
+
+def _output_gradients(entry: Any, grads: Dict[int, list], sources: set) -> Optional[list]:
+    """The summed gradient of each output of `entry` (None where none arrived), taken
+    out of `grads` unless the output is a source; None when no output has one."""
+    out_grads = []
+    for tid in entry.output_ids:
+        parts = grads.get(tid) if tid in sources else grads.pop(tid, None)
+        out_grads.append(_total(parts))
+    if len(out_grads) == 1:
+        return None if out_grads[0] is None else out_grads
+    return None if all(g is None for g in out_grads) else out_grads
+
+
+def _input_gradients(entry: Any, out_grads: list, zeros_cache: dict) -> Any:
+    """The entry's gradient function called on its output gradients (None for a
+    non-differentiable op); LookupError naming the op when none is registered."""
+    grad_fn = find_gradient(entry.gradient_name)
+    if grad_fn is NOT_REGISTERED:
+        get_gradient_function(entry)  # raises the LookupError naming the op
+    if grad_fn is None:
+        return None
+    if len(out_grads) == 1 and len(entry.input_ids) == 1:
+        in_grads = grad_fn(entry, out_grads[0])
+        if type(in_grads) is not tuple and type(in_grads) is not list:
+            return (in_grads,)
+        if len(in_grads) != 1:
+            raise _count_error(entry, len(in_grads))
+        return in_grads
+    return _call(entry, grad_fn, out_grads, zeros_cache)
+
+
+def add_part(grads: Dict[int, list], pending_bytes: Dict[int, int], tid: int,
+             grad: Any) -> None:
+    """Adds gradient part `grad` to tensor `tid`'s parts, summing them early once
+    MIN_AGGREGATE_COUNT parts of MIN_AGGREGATE_BYTES in all pile up (a running total:
+    summing every part on each append would be quadratic)."""
+    parts = grads.get(tid)
+    if parts is None:
+        grads[tid] = [grad]
+        return
+    parts.append(grad)
+    if len(parts) >= MIN_AGGREGATE_COUNT:
+        size = pending_bytes.get(tid) or _nbytes(parts[:-1])
+        if type(grad) is EagerTensor:
+            size += grad.array.nbytes
+        pending_bytes[tid] = size
+        if size >= MIN_AGGREGATE_BYTES:
+            grads[tid] = [aggregate(parts)]
+            pending_bytes[tid] = _nbytes(grads[tid])
 
 
 def fill_absent_output_grads(entry: Any, out_grads: list, zeros_cache: dict) -> None:
@@ -191,9 +208,13 @@ def _call(entry: Any, grad_fn: Any, out_grads: list, zeros_cache: dict) -> Any:
             return (in_grads,)
         in_grads = (in_grads,)
     if len(in_grads) != n:
-        raise ValueError(f"Num gradients {len(in_grads)} generated for op {entry.type} do not "
-                         f"match num inputs {n}")
+        raise _count_error(entry, len(in_grads))
     return in_grads
+
+
+def _count_error(entry: Any, count: int) -> ValueError:
+    return ValueError(f"Num gradients {count} generated for op {entry.type} do not match "
+                      f"num inputs {len(entry.input_ids)}")
 
 
 def _nbytes(parts: Sequence[Any]) -> int:

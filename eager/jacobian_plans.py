@@ -31,8 +31,8 @@ Why a hit cannot return stale numbers (what the key holds, `tape_structure`):
   makes the structure uncacheable, and so does a custom gradient (its
   function is an attr that is not a plain value), a trace that reads a
   variable's handle (a recorded read is keyed as "a resource"), an op whose
-  gradient function is not one of duograd's own (a user's registered
-  function may read anything), a stateful op in the traced or converted
+  gradient function is not pure (the reuse rule, grad_registry/registry.py:
+  a user's function may read anything and runs every time), a stateful op in the traced or converted
   program (random numbers must not be frozen), or a gradient that does not
   come from the seed. Gradient functions read no thread state.
 
@@ -45,9 +45,9 @@ have recorded the converted ops). If compiling or running the plan fails,
 the call takes the ordinary path, which raises the error at the op that
 caused it with TF's type.
 
-Lifetime and bounds: one `JacobianPlanCache` per thread, on the thread-local
-context (`context.state.jacobian_plans`), created on first use and freed with
-the thread; at most `max_entries` structures and `max_bytes` of plan
+Lifetime and bounds: one `JacobianPlanCache` per thread, kept by this module
+(`plans.cache`, an owned thread state: eager/context.py), created on first use
+and freed with the thread; at most `max_entries` structures and `max_bytes` of plan
 constants, least recently used evicted first (eager/gradient_replay.py's
 replayed gradients share it). Plans keep no recorded tensor alive: `detached`
 drops a plan's references to its graph, whose captures name the values of the
@@ -61,26 +61,22 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..framework.dtypes import DType
 from ..framework.func_graph import FuncGraph, tracing
 from ..framework.graph import Graph
-from ..framework.registry import gradient_functions
 from ..framework.session import compile_plan, run_plan
-from ..framework.tensor_shape import TensorShape
+from ..grad_registry.registry import is_pure
 from ..ops.array import array_ops
 from ..ops.parallel_for.pfor import Converter, OneHot, densified, finish
 from ..ops.state.variables import EagerHandle
 from . import context
+from .attr_key import MAX_KEYED_ELEMENTS, Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
 from .imperative_grad import imperative_grad
 from .tape import Tape, fields, gradient_name
 
 _state = context.state
 _log = logging.getLogger("duograd")
-_PACKAGE = __name__.split(".", 1)[0]
 
-# Integer/boolean tensors up to this many elements are keyed by value.
-MAX_KEYED_ELEMENTS = 64
 _FLOAT_KINDS = ("f", "c")
 _KEYED_KINDS = ("b", "i", "u")
 _SEEN_ONCE = "seen once"        # cache markers (entries that hold no plan)
@@ -98,41 +94,25 @@ def plans_allowed(target: Any) -> bool:
             and type(target) is EagerTensor)
 
 
+class _PlanState(context.OwnedThreadState):
+    """This thread's JacobianPlanCache, made on the first eager jacobian/hessian."""
+
+    def __init__(self) -> None:
+        self.cache: Optional["JacobianPlanCache"] = None
+
+
+plans = context.owned_state(_PlanState)
+
+
 def plan_cache() -> "JacobianPlanCache":
     """This thread's cache (made on first use; it lives as long as the thread)."""
-    cache = _state.jacobian_plans
+    cache = plans.cache
     if cache is None:
-        cache = _state.jacobian_plans = JacobianPlanCache()
+        cache = plans.cache = JacobianPlanCache()
     return cache
 
 
 # -- the key ---------------------------------------------------------------------
-def _static(value: Any) -> Any:
-    """A hashable, value-equal stand-in for an attr value."""
-    if value is None or type(value) in (bool, int, float, str, bytes):
-        return (type(value), value)
-    if isinstance(value, (list, tuple)):
-        return (type(value), tuple([_static(v) for v in value]))
-    if isinstance(value, (DType, TensorShape)):
-        return (type(value), value)
-    if isinstance(value, (np.ndarray, np.generic)) and value.size <= MAX_KEYED_ELEMENTS \
-            and value.dtype.kind in "biufc":
-        return (np.ndarray, value.shape, value.dtype, value.tobytes())
-    raise Uncacheable(f"attr value {type(value).__name__}")
-
-
-_PLAIN = frozenset([bool, int, float, str, bytes, type(None)])
-
-
-def _attrs_key(attrs: dict) -> tuple:
-    """Attrs by value and type (1, 1.0 and True differ), in their recorded order
-    (another order is only a miss)."""
-    types = tuple(map(type, attrs.values()))
-    if _PLAIN.issuperset(types):
-        return (tuple(attrs.items()), types)
-    return tuple([(name, _static(value)) for name, value in attrs.items()])
-
-
 def _keyed_value(array: Any) -> tuple:
     """A kept non-float tensor's key: small integer/boolean ones by value."""
     kind = getattr(array.dtype, "kind", "")
@@ -167,8 +147,11 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
             if id(record) in shared:
                 continue
             shared.add(id(record))
-        sig: List[Any] = [op_def.type, name, skip, len(input_ids),
-                          _attrs_key(attrs) if attrs else None]
+        try:
+            keyed_attrs = attrs_key(attrs)
+        except Unkeyable as error:
+            raise Uncacheable(str(error)) from None
+        sig: List[Any] = [op_def.type, name, skip, len(input_ids), keyed_attrs]
         _slots(sig, input_ids, inputs, canon, values)
         _slots(sig, output_ids, outputs, canon, values)
         parts.append(tuple(sig))
@@ -250,16 +233,14 @@ def detached(plan: Any) -> Any:
 
 
 def own_gradients(producers: dict, canon: Dict[int, int]) -> None:
-    """Every gradient function the trace may call is one of duograd's own."""
+    """Every gradient function the trace may call is pure (the reuse rule)."""
     for tid in canon:
         record = producers.get(tid)
         if record is None:
             continue
         name = gradient_name(record)
-        fn = gradient_functions.get(name)
-        module = getattr(fn, "__module__", None) or ""
-        if fn is not None and module.split(".", 1)[0] != _PACKAGE:
-            raise Uncacheable(f"user gradient function for {name}")
+        if not is_pure(name):   # the reuse rule (grad_registry/registry.py)
+            raise Uncacheable(f"gradient function {name} runs every time")
 
 
 def compile_jacobian(producers: dict, target: EagerTensor, source_ids: Sequence[int],
@@ -343,30 +324,8 @@ def compile_hessian(tape: Any, target: EagerTensor, source_ids: Sequence[int],
         finally:
             context.pop_tape(outer)
         for sid, grad in zip(source_ids, grads, strict=True):
-            if grad is None:
-                outputs.append(None)
-                continue
-            grad = densified(grad)
-            dims = grad.shape.as_list()
-            n = grad.shape.num_elements()
-            inner = ValueBlindGraph("jacobian", graph)
-            traced.append(inner)
-            with tracing(inner):
-                row_seed = inner.add_input(grad.dtype, grad.shape, "seed")
-                (second,) = imperative_grad(outer.producers, [grad], [grad.tensor_id], [sid],
-                                            [row_seed], release=False)
-            if not n:
-                raise Uncacheable("an empty Hessian block")
-            if second is None:   # the gradient does not depend on the source: zeros
-                outputs.append(array_ops.zeros(dims + dims, grad.dtype))
-                continue
-            converter = Converter(inner, 0, n)
-            converter.bind(row_seed, OneHot(n, dims, grad.dtype))
-            for captured, placeholder in inner.captures:
-                if type(captured) is EagerTensor:   # fed through the outer graph's capture
-                    converter.bind(placeholder, graph.capture(captured), batched=False)
-            ((value, batched),) = converter.convert([densified(second)])
-            outputs.append(array_ops.reshape(finish(value, batched, n), dims + dims))
+            outputs.append(None if grad is None else
+                           _hessian_block(graph, outer, densified(grad), sid, traced))
     stateless(traced)
     feeds, feed_ids = [], []
     for captured, placeholder in graph.captures:
@@ -382,6 +341,31 @@ def compile_hessian(tape: Any, target: EagerTensor, source_ids: Sequence[int],
                  if op.type == "Const")
     plan = detached(compile_plan(graph, fetches, feeds, name="hessian plan"))
     return CompiledJacobian(plan, tuple(feed_ids), tuple(True for _ in fetches), nbytes)
+
+
+def _hessian_block(graph: Any, outer: Tape, grad: Any, sid: int, traced: List[Graph]) -> Any:
+    """Inside `graph`: the Jacobian of first-order gradient `grad` w.r.t. source `sid`
+    (shape source.shape * 2), the second pass traced from tape `outer` and converted
+    with pfor; zeros where the gradient does not depend on the source."""
+    dims = grad.shape.as_list()
+    n = grad.shape.num_elements()
+    inner = ValueBlindGraph("jacobian", graph)
+    traced.append(inner)
+    with tracing(inner):
+        row_seed = inner.add_input(grad.dtype, grad.shape, "seed")
+        (second,) = imperative_grad(outer.producers, [grad], [grad.tensor_id], [sid],
+                                    [row_seed], release=False)
+    if not n:
+        raise Uncacheable("an empty Hessian block")
+    if second is None:
+        return array_ops.zeros(dims + dims, grad.dtype)
+    converter = Converter(inner, 0, n)
+    converter.bind(row_seed, OneHot(n, dims, grad.dtype))
+    for captured, placeholder in inner.captures:
+        if type(captured) is EagerTensor:   # fed through the outer graph's capture
+            converter.bind(placeholder, graph.capture(captured), batched=False)
+    ((value, batched),) = converter.convert([densified(second)])
+    return array_ops.reshape(finish(value, batched, n), dims + dims)
 
 
 class JacobianPlanCache:

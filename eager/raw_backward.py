@@ -21,21 +21,36 @@ tensor's consumers all ran after its producer, so when the sweep reaches a
 record every gradient of its outputs has arrived. Records that no gradient
 reaches are skipped; records not influenced by the sources only add terms
 to tensors that are not sources (gradients are sums over paths).
+
+Trust: a cell's program is for a gradient with the output's shape and dtype;
+the sweep compares them only while it is not *trusted*. Trusted means every
+gradient so far has its tensor's shape and dtype, which holds from seeds like
+their targets while every program run preserves specs
+(adjoint_programs.preserves_specs: all cell programs do) and parts of equal
+shape and dtype are summed; the first program that does not preserve them ends
+the trust for the rest of the sweep. A source's gradient stays in the dict
+when the source is itself recorded (`kept`: an intermediate source); every
+other gradient is popped when its producer takes it. In a chain the gradient
+of a record's first input is what the next record (its producer) takes: it is
+held aside rather than put in the dict and popped at once; any other next
+record first puts it in the dict (it may add to it).
 """
 from __future__ import annotations
 
 import sys
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .adjoint_programs import (UNSUPPORTED, adjoint_program, cell_program, preserves_specs,
+from .adjoint_programs import (UNSUPPORTED, cached_program, cell_program, preserves_specs,
                                signature)
 from . import context
 from .eager_tensor import EagerTensor
 
 _state = context.state
 _ndarray = np.ndarray
+_refcount = sys.getrefcount
+_add = np.add
 
 
 class RawPathUnsupported(Exception):
@@ -87,37 +102,14 @@ def raw_gradient(producers: dict, targets: Sequence[Any], target_ids: Sequence[i
 
 
 def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> None:
-    """The reverse sweep proper; raises RawPathUnsupported for what it does not do.
-
-    A unary or binary record (eager/tape.py) runs the program cached on its cell when
-    the gradient has the output's shape and dtype; any other record finds its program
-    by its signature. The gradient's shape and dtype are compared with the output's
-    only while the sweep is not `trusted`: trusted means every gradient so far has
-    its tensor's shape and dtype, which holds from seeds like their targets while
-    every program run preserves specs (adjoint_programs.preserves_specs: all cell
-    programs do) and parts of equal shape and dtype are summed; the first program
-    that does not preserve them ends the trust for the rest of the sweep.
-    A tensor's gradient parts are summed as they arrive, in place (as hand-written
-    code does `gx += g`) when nothing but this sweep's dict can see the array so far:
-    it owns its memory, is writable, and its only references are the dict's and ours
-    (NumPy elides temporaries by the same reference-count test). A tensor's gradient
-    is complete, and handed on, only when its producer is reached, so no program has
-    seen the sum before; otherwise (a seed, a constant, an EagerTensor's value, a
-    view) a new array is made. A source's gradient stays in the dict (`get`) when the
-    source is itself recorded (an intermediate source); every other is popped.
-
-    In a chain the gradient of a record's first input is what the next record (its
-    producer) takes: it is held in `chained` rather than put in the dict and popped
-    at once; any other next record first puts it in the dict (it may add to it)."""
-    last = None
+    """The reverse sweep (module docstring: trust, chains); a unary or binary record
+    runs its cell's program, any other is `_general_step`; RawPathUnsupported."""
     get = grads.get
     pop = grads.pop
-    refcount = sys.getrefcount
-    ndarray = _ndarray
-    add = np.add
-    recorded_sources = frozenset([s for s in sources if s in producers])
+    kept = frozenset([s for s in sources if s in producers]) or None  # see module doc
     chain_id = None  # a first input's gradient not yet in the dict: `chained`
     chained: Any = None
+    last = None
     for record in reversed(producers.values()):
         if len(record) == 6:  # unary: (op_def, input id, output id, input, output, cell)
             oid = record[2]
@@ -126,102 +118,97 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
             oid = record[3]
             unary = False
         else:
-            oid = None
-        if oid is not None:
-            if oid == chain_id:
-                grad = chained
+            if chain_id is not None:
+                grads[chain_id] = chained
                 chain_id = chained = None
-            else:
-                if chain_id is not None:
-                    grads[chain_id] = chained
-                    chain_id = chained = None
-                grad = get(oid) if recorded_sources and oid in recorded_sources else \
-                    pop(oid, None)
-                if grad is None:
-                    continue
-            cell = record[-1]
-            program = cell[1]
-            if program is None or not trusted and (grad.dtype is not (sig := cell[0])[-1] or
-                                                   grad.shape != sig[-2]):
-                program = cell_program(record, grad)
-                if program is UNSUPPORTED:
-                    raise RawPathUnsupported(record[0].type)
-                if not preserves_specs(program):
-                    trusted = False
-            if unary:
-                (gx,) = program(record, grad)
-                gy = None
-            else:
-                gx, gy = program(record, grad)
-            del grad  # dead once its program ran (as every local gradient below: peak memory)
-            # The sums below are written out (not a helper call): this is the hot loop.
-            if gx is not None:
-                tid = record[1]
-                old = get(tid)
-                if old is None:
-                    if not unary and tid == record[2] or \
-                            recorded_sources and tid in recorded_sources:
-                        grads[tid] = gx
-                    else:
-                        chain_id = tid
-                        chained = gx
-                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
-                        and gx.dtype is old.dtype and old.flags.writeable:
-                    add(old, gx, old)  # refs: the dict, `old`, getrefcount's argument
-                else:
-                    grads[tid] = old + gx
-                    old = None
-            if gy is not None:
-                tid = record[2]
-                old = get(tid)
-                if old is None:
-                    grads[tid] = gy
-                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
-                        and gy.dtype is old.dtype and old.flags.writeable:
-                    add(old, gy, old)
-                else:
-                    grads[tid] = old + gy
-                    old = None
-            del gx, gy
+            if record is not last:  # a multi-output record is stored once per output
+                last = record
+                trusted = _general_step(record, grads, sources, trusted)
             continue
-        # general
-        if chain_id is not None:
-            grads[chain_id] = chained
+        if oid == chain_id:
+            grad = chained
             chain_id = chained = None
-        if record is last:  # a multi-output record is stored once per output
-            continue
-        last = record
-        out_ids = record[4]
-        if len(out_ids) == 1:
-            tid = out_ids[0]
-            grad = get(tid) if tid in sources else pop(tid, None)
+        else:
+            if chain_id is not None:
+                grads[chain_id] = chained
+                chain_id = chained = None
+            grad = get(oid) if kept is not None and oid in kept else pop(oid, None)
             if grad is None:
                 continue
+        cell = record[-1]
+        program = cell[1]
+        if program is None or not trusted and (grad.dtype is not (sig := cell[0])[-1] or
+                                               grad.shape != sig[-2]):
+            program, trusted = _cell_program(record, grad, trusted)
+        if unary:
+            (gx,) = program(record, grad)
+            gy = None
         else:
-            grad = tuple([get(t) if t in sources else pop(t, None) for t in out_ids])
-            if all(g is None for g in grad):
-                continue
-        key = signature(record, grad)
-        programs = record[0].adjoint_programs
-        program = programs.get(key) if programs is not None else None
-        if program is None:
-            program = adjoint_program(record, grad, key)
-        if program is UNSUPPORTED:
-            raise RawPathUnsupported(record[1])
-        if not preserves_specs(program):
-            trusted = False
-        in_grads = program(record, grad)
-        del grad
-        for tid, g in zip(record[3], in_grads, strict=True):
-            if g is not None:
-                old = get(tid)
-                if old is None:
-                    grads[tid] = g
-                elif type(old) is ndarray and refcount(old) == 3 and old.base is None \
-                        and g.dtype is old.dtype and old.flags.writeable:
-                    add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
-                else:
-                    grads[tid] = old + g
-        in_grads = g = old = None  # no finished gradient outlives its record
+            gx, gy = program(record, grad)
+        del grad  # dead once its program ran (as every local gradient below: peak memory)
+        if gx is not None:
+            tid = record[1]
+            if tid in grads or not unary and tid == record[2] or \
+                    kept is not None and tid in kept:
+                add_part(grads, tid, gx)
+            else:
+                chain_id = tid
+                chained = gx
+        if gy is not None:
+            add_part(grads, record[2], gy)
+        del gx, gy
     if chain_id is not None:
         grads[chain_id] = chained
+
+
+def _cell_program(record: tuple, grad: Any, trusted: bool) -> Tuple[Any, bool]:
+    """The program of a unary or binary record for `grad`, and whether the sweep stays
+    trusted; RawPathUnsupported when the record has no program."""
+    program = cell_program(record, grad)
+    if program is UNSUPPORTED:
+        raise RawPathUnsupported(record[0].type)
+    return program, trusted and preserves_specs(program)
+
+
+def _general_step(record: tuple, grads: dict, sources: frozenset, trusted: bool) -> bool:
+    """Runs the program of a record in the general layout (any op: found by its
+    signature) on its output gradients, adding its input gradients; returns whether
+    the sweep stays trusted."""
+    out_ids = record[4]
+    if len(out_ids) == 1:
+        tid = out_ids[0]
+        grad = grads.get(tid) if tid in sources else grads.pop(tid, None)
+        if grad is None:
+            return trusted
+    else:
+        grad = tuple([grads.get(t) if t in sources else grads.pop(t, None) for t in out_ids])
+        if all(g is None for g in grad):
+            return trusted
+    program = cached_program(record, grad, signature(record, grad))
+    if program is UNSUPPORTED:
+        raise RawPathUnsupported(record[1])
+    in_grads = program(record, grad)
+    del grad
+    for tid, g in zip(record[3], in_grads, strict=True):
+        if g is not None:
+            add_part(grads, tid, g)
+    return trusted and preserves_specs(program)
+
+
+def add_part(grads: dict, tid: int, g: Any) -> None:
+    """Adds gradient part `g` to tensor `tid`'s sum in `grads`.
+
+    In place (as hand-written code does `gx += g`) when nothing but the sweep's dict
+    can see the array so far: it owns its memory, is writable, and its only
+    references are the dict's and ours (NumPy elides temporaries by the same
+    reference-count test). A tensor's gradient is complete, and handed on, only when
+    its producer is reached, so no program has seen the sum before; otherwise (a
+    seed, a constant, an EagerTensor's value, a view) a new array is made."""
+    old = grads.get(tid)
+    if old is None:
+        grads[tid] = g
+    elif type(old) is _ndarray and _refcount(old) == 3 and old.base is None \
+            and g.dtype is old.dtype and old.flags.writeable:
+        _add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
+    else:
+        grads[tid] = old + g

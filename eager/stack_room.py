@@ -45,11 +45,11 @@ def with_stack_room(fn: Callable[..., T], *args: Any) -> T:
 
 
 def _run_on_fresh_thread(fn: Callable[..., T], args: tuple) -> T:
-    saved = dict(context.state.__dict__)  # this thread's context, shallow (lists shared)
+    saved = context.snapshot()  # this thread's context and owned states, shallow
     outcome: list = [None, None]
 
     def run() -> None:
-        context.state.__dict__.update(saved)
+        context.restore(saved)
         try:
             outcome[0] = fn(*args)
         except BaseException as error:  # noqa: B036 - re-raised in the waiting thread

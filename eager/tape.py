@@ -18,7 +18,8 @@ In the unary and binary layouts a dropped tensor is None and `cell` is a list
 `[signature, adjoint program or None]` shared by the op's records of one
 signature: unary `(x shape, x dtype, out shape, out dtype)`, binary `(skip,
 x shape, x dtype, y shape, y dtype, out shape, out dtype)`. The op declaration
-keeps its last cell per watched-input pattern (`tape_plans`), so a chain of
+keeps its last cell per watched-input pattern (its op cache's `keep_plans`:
+eager/op_cache.py), so a chain of
 like ops shares one signature object (no shape tuples per record) and the raw
 sweep finds the program on the cell without hashing anything.
 
@@ -37,6 +38,7 @@ from ..framework.dtypes import from_numpy, numpy_kind
 from ..framework.tensor_shape import shape_from_dims
 from ..framework.tensor_spec import spec_of
 from .eager_tensor import EagerTensor
+from .op_cache import op_cache
 
 _NO_SKIP: frozenset = frozenset()
 _SKIP_FIRST: frozenset = frozenset([0])
@@ -143,7 +145,7 @@ def gradient_name(record: tuple) -> str:
 
 
 def _tape_plans(op_def: Any) -> list:
-    """What the tape keeps of `op_def`, memoised on it as `op_def.tape_plans`:
+    """What the tape keeps of `op_def`, memoised in its op cache as `keep_plans`:
     [0] for one input: [the gradient reads input 0, it reads output 0, last cell,
     output spec follows the inputs'];
     [1..3] for two inputs, both watched / only the second / only the first:
@@ -164,7 +166,7 @@ def _tape_plans(op_def: Any) -> list:
         keep = op_def.inputs_read_by_gradient(skip)
         plans.append([skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out,
                       None, follows])
-    op_def.tape_plans = plans
+    op_cache(op_def).keep_plans = plans
     return plans
 
 
@@ -261,7 +263,7 @@ class Tape:
         if xid not in producers and xid not in self.watched:
             return
         value = x.array
-        plan = (op_def.tape_plans or _tape_plans(op_def))[0]
+        plan = ((op_def.eager_cache or op_cache(op_def)).keep_plans or _tape_plans(op_def))[0]
         keep_x, keep_out, cell, follows = plan
         # The op's last signature, compared unbuilt (the output's only when it does not
         # follow from the input's); a new cell tests the dtype kind (a cell's output
@@ -291,7 +293,8 @@ class Tape:
             return
         a = x.array
         b = y.array
-        plan = (op_def.tape_plans or _tape_plans(op_def))[which]
+        plan = ((op_def.eager_cache or op_cache(op_def)).keep_plans or
+                _tape_plans(op_def))[which]
         skip, keep_x, keep_y, keep_out, cell, follows = plan
         if cell is None or a.shape != (sig := cell[0])[1] or a.dtype is not sig[2] or \
                 b.shape != sig[3] or b.dtype is not sig[4] or not follows and (

@@ -37,9 +37,7 @@ class OpDef:
 
     __slots__ = ("type", "kernel", "infer", "num_outputs", "grad_inputs",
                  "grad_outputs", "stateful", "attr_defaults", "input_kinds", "simple",
-                 "is_stateful", "side_effects", "same_dtype", "_reads_by_skip", "tape_plans",
-                 "adjoint_programs", "fast_dtype", "fast_unary",
-                 "fast_binary")
+                 "is_stateful", "side_effects", "same_dtype", "_reads_by_skip", "eager_cache")
 
     def __init__(self, type: str, kernel: Callable, infer: Callable, *,
                  num_outputs: int = 1,
@@ -69,19 +67,9 @@ class OpDef:
         # One output, no resource store: eligible for the eager fast paths.
         self.simple = num_outputs == 1 and not stateful
         self._reads_by_skip: dict = {}
-        # What an eager tape keeps of this op per watched-input pattern (memo of
-        # eager/tape.py, built on first record): None until then.
-        self.tape_plans: Any = None
-        # Its gradient traced per signature for the raw sweep (eager/adjoint_programs.py).
-        self.adjoint_programs: Any = None
-        # The last NumPy input dtype the eager fast path accepted for this op (a memo of
-        # ops/op_helpers.py, compared by identity; a miss runs the full checks): None
-        # until then, and never set for an op that is not `simple`.
-        self.fast_dtype: Any = None
-        # The functions `apply_unary` / `apply_binary` run this op by (ops/op_helpers.py),
-        # made on first use: None until then.
-        self.fast_unary: Any = None
-        self.fast_binary: Any = None
+        # The eager layer's memos of this op (eager/op_cache.py, which alone writes it):
+        # None until the op first runs eagerly.
+        self.eager_cache: Any = None
 
     def inputs_read_by_gradient(self, skip: frozenset) -> Any:
         """The input indices the gradient reads when the inputs in `skip` need no

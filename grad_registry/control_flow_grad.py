@@ -26,7 +26,7 @@ from ..ops.control_flow.while_loop_ops import (STATELESS_WHILE, WHILE, missing_a
                                                while_loop)
 from .aggregation import zeros_for
 from .function_grad import dense, resolve_extra
-from .registry import NotDifferentiable, RegisterGradient
+from .registry import NotDifferentiable, RegisterGradient, calls_user_code
 
 
 def _zeros_for(tensor: Any, like: Any) -> Any:
@@ -70,6 +70,7 @@ def _branch_plan(op: Any, b: int, grads: tuple):
 @RegisterGradient(CASE.type)
 @RegisterGradient(STATELESS_IF.type)
 @RegisterGradient(IF.type)
+@calls_user_code
 def _if_grad(op: Any, *grads: Any) -> List[Any]:
     """An If (Case) over the branches' backward functions: d ext = branch_grad(d outputs)."""
     pred, ext = op.inputs[0], list(op.inputs[1:])
@@ -126,6 +127,7 @@ def _extend_while(op: Any, body: Any, missing: list) -> Any:
 
 @RegisterGradient(STATELESS_WHILE.type)
 @RegisterGradient(WHILE.type)
+@calls_user_code
 def _while_grad(op: Any, *grads: Any) -> List[Any]:
     """A loop over the iterations, last first: (d vars, d ext) += body_grad(d vars, values_i)."""
     n = op.get_attr("n_vars")

@@ -9,7 +9,7 @@ from ..ops.array.array_ops import zeros_like
 from ..ops.functions.graph_function import (CALL, STATEFUL_CALL, GraphFunction, call_function,
                                             copy_constant, extend_op, is_constant, trainable)
 from ..ops.control_flow.tensor_array_ops import dense_gradient
-from .registry import RegisterGradient
+from .registry import RegisterGradient, calls_user_code
 
 
 def dense(grad: Any) -> Any:
@@ -34,6 +34,7 @@ def resolve_extra(fn: GraphFunction, inputs: Any, outputs: Any, value: Any) -> A
 
 @RegisterGradient(STATEFUL_CALL.type)
 @RegisterGradient(CALL.type)
+@calls_user_code
 def _call_grad(op: Any, *grads: Any) -> List[Any]:
     """Calls f's backward function: d inputs = f_grad(d outputs, forward values)."""
     f = op.get_attr("f")

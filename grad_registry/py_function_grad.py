@@ -7,7 +7,7 @@ from ..eager.backprop import GradientTape
 from ..ops.array.array_ops import reshape, shape
 from ..ops.functions.py_function_ops import EAGER_PY_FUNC, py_function
 from .unconnected import UnconnectedGradients
-from .registry import RegisterGradient
+from .registry import RegisterGradient, calls_user_code
 
 
 def _differentiable(dtype: Any) -> bool:
@@ -15,6 +15,7 @@ def _differentiable(dtype: Any) -> bool:
 
 
 @RegisterGradient(EAGER_PY_FUNC.type)
+@calls_user_code
 def _eager_py_func_grad(op: Any, *grads: Any) -> list:
     """Returns the VJP of `func` at the op's inputs (func rerun under a tape)."""
     func = op.get_attr("func")

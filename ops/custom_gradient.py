@@ -26,8 +26,8 @@ from ..eager.execute import record
 from ..framework import nest
 from ..framework.graph import Operation, validate_override_map
 from ..framework.op_def import OpDef
-from ..framework.registry import gradient_functions, gradients_accepting_none
 from ..framework.tensor import Tensor
+from ..grad_registry.registry import ALL_OUTPUTS, RegisterGradient, calls_user_code
 from .array import array_ops
 from .constant_op import convert_to_tensor
 
@@ -56,22 +56,13 @@ CUSTOM_GRADIENT_OP = OpDef(CUSTOM_GRADIENT, _never_run, _same_as_outputs, grad_i
 _graph_grad_fns: "weakref.WeakKeyDictionary[Operation, Callable]" = weakref.WeakKeyDictionary()
 
 
-class _AllIndices:
-    """`i in ALL_INDICES` is always true (the gradient takes None for any output)."""
-
-    def __contains__(self, index: object) -> bool:
-        return True
-
-
+@RegisterGradient(CUSTOM_GRADIENT, accepts_none=ALL_OUTPUTS)
+@calls_user_code
 def _custom_gradient_grad(op: Any, *grads: Any) -> Any:
     """The recorded function's own gradient (tape entry attr, or the graph op's table)."""
     if isinstance(op, Operation):
         return _graph_grad_fns[op](*grads)
     return op.get_attr("grad_fn")(*grads)
-
-
-gradient_functions.register(CUSTOM_GRADIENT, _custom_gradient_grad)
-gradients_accepting_none[CUSTOM_GRADIENT] = _AllIndices()
 
 
 @contextlib.contextmanager

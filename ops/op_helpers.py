@@ -9,6 +9,7 @@ import numpy as np
 
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
+from ..eager.op_cache import op_cache
 from ..framework.dtypes import from_numpy, numpy_kind
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.op_def import OpDef
@@ -87,7 +88,8 @@ def scalar_operand(value: Any, np_dtype: Any, dtype: Any = None) -> EagerTensor:
 
 
 def fast_path_accepts(op_def: OpDef, x: EagerTensor, y: Optional[EagerTensor] = None) -> bool:
-    """The full checks behind the `op_def.fast_dtype` memo, run when it misses.
+    """The full checks behind the `fast_dtype` memo (eager/op_cache.py), run when it
+    misses.
 
     True (and the memo set) when the eager fast path may run `op_def` on these eager
     inputs; False when the general path must (an op that is not `simple`, or two inputs
@@ -103,19 +105,21 @@ def fast_path_accepts(op_def: OpDef, x: EagerTensor, y: Optional[EagerTensor] = 
         if numpy_kind(dtype) not in kinds:
             raise dtype_error(op_def, x)
         return False   # bfloat16: the general path computes it in float32
-    op_def.fast_dtype = dtype
+    op_cache(op_def).fast_dtype = dtype
     return True
 
 
 def binary_function(op_def: OpDef, public_name: Optional[str] = None,
                     module: Optional[str] = None, doc: Optional[str] = None) -> Callable[..., Any]:
     """The function `f(x, y, name=None)` that runs two-input op `op_def`: a public op, or
-    (`public_name` None) the one `apply_binary` calls, kept as `op_def.fast_binary`.
+    (`public_name` None) the one `apply_binary` calls, kept as its op cache's `binary`.
 
     Its eager fast path (eager tensors or Python scalars, a simple op, a dtype the op
     accepted before: see `fast_path_accepts`) runs the kernel and records on the tapes
     in this one frame, so that `dg.multiply(x, y)` and `x * y` cost one Python call;
     anything else is converted by `binary_operands` and goes through `apply_op`."""
+    cache = op_cache(op_def)
+
     def binary_op(x: Any, y: Any, name: Optional[str] = None) -> Any:
         values = _state.__dict__  # this thread's context: one thread-local look-up
         if values["graph"] is None:
@@ -140,7 +144,7 @@ def binary_function(op_def: OpDef, public_name: Optional[str] = None,
                 fast = False
             if fast:
                 dtype = a.dtype
-                if (dtype is op_def.fast_dtype and b.dtype is dtype) or \
+                if (dtype is cache.fast_dtype and b.dtype is dtype) or \
                         fast_path_accepts(op_def, x, y):
                     try:
                         result = op_def.kernel(a, b)
@@ -163,7 +167,7 @@ def binary_function(op_def: OpDef, public_name: Optional[str] = None,
         x, y = binary_operands(op_def.type, x, y)
         return apply_op(op_def, (x, y), name=name)
     if public_name is None:
-        op_def.fast_binary = binary_op
+        cache.binary = binary_op
     return _named(binary_op, public_name, module, doc)
 
 
@@ -171,17 +175,19 @@ def unary_function(op_def: OpDef, public_name: Optional[str] = None,
                    module: Optional[str] = None, doc: Optional[str] = None) -> Callable[..., Any]:
     """The function `f(x, name=None)` that runs one-input op `op_def` without attrs: a
     public op, or (`public_name` None) the one `apply_unary` calls, kept as
-    `op_def.fast_unary`.
+    its op cache's `unary`.
 
     Its eager fast path (an eager tensor, a simple op, a dtype the op accepted before:
     see `fast_path_accepts`) runs the kernel and records on the tapes in this one frame;
     anything else is converted and goes through `apply_op`."""
+    cache = op_cache(op_def)
+
     def unary_op(x: Any, name: Optional[str] = None) -> Any:
         if type(x) is EagerTensor:
             values = _state.__dict__  # this thread's context: one thread-local look-up
             if values["graph"] is None:
                 array = x.array
-                if array.dtype is op_def.fast_dtype or fast_path_accepts(op_def, x):
+                if array.dtype is cache.fast_dtype or fast_path_accepts(op_def, x):
                     try:
                         result = op_def.kernel(array)
                     except OpError:
@@ -204,7 +210,7 @@ def unary_function(op_def: OpDef, public_name: Optional[str] = None,
             x = convert_to_tensor(x)
         return apply_op(op_def, (x,), name=name)
     if public_name is None:
-        op_def.fast_unary = unary_op
+        cache.unary = unary_op
     return _named(unary_op, public_name, module, doc)
 
 
@@ -222,14 +228,16 @@ def _named(function: Any, public_name: Optional[str], module: Optional[str],
 
 def apply_binary(op_def: OpDef, x: Any, y: Any, name: Optional[str] = None) -> Any:
     """A two-input op, run by `op_def`'s `binary_function` (made on first use)."""
-    return (op_def.fast_binary or binary_function(op_def))(x, y, name)
+    return ((op_def.eager_cache or op_cache(op_def)).binary or binary_function(op_def))(x, y,
+                                                                                       name)
 
 
 def apply_unary(op_def: OpDef, x: Any, name: Optional[str] = None, attrs: Optional[dict] = None) -> Any:
     """A one-input op: without attrs, run by `op_def`'s `unary_function` (made on first
     use); with attrs, converted and run by `apply_op`."""
     if attrs is None:
-        return (op_def.fast_unary or unary_function(op_def))(x, name)
+        return ((op_def.eager_cache or op_cache(op_def)).unary or unary_function(op_def))(x,
+                                                                                         name)
     if type(x) is not EagerTensor:
         x = convert_to_tensor(x)
     return apply_op(op_def, (x,), attrs, name)

@@ -32,6 +32,21 @@ from ..math.math_ops import add, multiply
 from ..tensor_util import shape_from_tensor
 
 _state = context.state
+
+
+class _SeedState(context.OwnedThreadState):
+    """This thread's seeds: the global seed (`dg.random.set_seed`), the counter that
+    gives ops without a seed of their own theirs, and eager mode's seeded random
+    streams {(op type, dtype, seed, seed2): generator}, which `set_seed` clears (TF
+    resets its eager kernel cache)."""
+
+    def __init__(self) -> None:
+        self.global_seed: Optional[int] = None
+        self.op_seed_counter = 0
+        self.random_streams: dict = {}
+
+
+_seeds = context.owned_state(_SeedState)
 DEFAULT_GRAPH_SEED = 87654321
 _GRAPH_SEEDS = "duograd.random.op_seeds"  # graph collection: op seeds handed out so far
 
@@ -59,7 +74,7 @@ class RandomStream:
     def eager_value(self) -> np.random.Generator:
         if not self.keep:
             return self.new_generator()
-        streams = _state.random_streams
+        streams = _seeds.random_streams
         generator = streams.get(self.key)
         if generator is None:
             generator = streams[self.key] = self.new_generator()
@@ -67,7 +82,7 @@ class RandomStream:
 
     def set_eager_value(self, value: np.random.Generator) -> None:
         if self.keep:
-            _state.random_streams[self.key] = value
+            _seeds.random_streams[self.key] = value
 
     def generator(self, resources: Any) -> np.random.Generator:
         """This stream's generator in `resources` (a Session or the eager store)."""
@@ -84,9 +99,9 @@ class RandomStream:
 
 def set_seed(seed: Optional[int]) -> None:
     """Sets the global seed and restarts the op-seed counter and the eager streams."""
-    _state.global_seed = None if seed is None else int(seed)
-    _state.op_seed_counter = 0
-    _state.random_streams = {}
+    _seeds.global_seed = None if seed is None else int(seed)
+    _seeds.op_seed_counter = 0
+    _seeds.random_streams = {}
     graph = _state.graph
     if graph is not None:
         graph.collections.pop(_GRAPH_SEEDS, None)
@@ -94,7 +109,7 @@ def set_seed(seed: Optional[int]) -> None:
 
 def get_seed(op_seed: Optional[int]) -> Tuple[Optional[int], Optional[int]]:
     """(seed, seed2) of a new random op from the global seed and `op_seed` (TF's rule)."""
-    global_seed = _state.global_seed
+    global_seed = _seeds.global_seed
     if global_seed is not None:
         if op_seed is None:
             op_seed = _next_op_seed()
@@ -107,8 +122,8 @@ def get_seed(op_seed: Optional[int]) -> Tuple[Optional[int], Optional[int]]:
 def _next_op_seed() -> int:
     graph = _state.graph
     if graph is None:
-        seed = _state.op_seed_counter
-        _state.op_seed_counter = seed + 1
+        seed = _seeds.op_seed_counter
+        _seeds.op_seed_counter = seed + 1
         return seed
     seed = len(graph.get_collection(_GRAPH_SEEDS))
     graph.add_to_collection(_GRAPH_SEEDS, seed)

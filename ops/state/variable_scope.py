@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import weakref
-from typing import Any, Dict, Iterator, Optional, Union
+from typing import Any, Dict, Iterator, List, Optional, Union
 
 from ...eager import context
 from ...framework import dtypes
@@ -21,6 +21,16 @@ from . import init_ops
 from .variables import Variable
 
 _state = context.state
+
+
+class _ScopeState(context.OwnedThreadState):
+    """This thread's tf.compat.v1.variable_scope stack."""
+
+    def __init__(self) -> None:
+        self.stack: List[Any] = []
+
+
+_scope_state = context.owned_state(_ScopeState)
 
 
 class _ReuseMode(enum.Enum):
@@ -57,7 +67,7 @@ class VariableScope:
 
 
 def _scopes() -> list:
-    stack = _state.variable_scopes
+    stack = _scope_state.stack
     if not stack:
         stack.append(VariableScope(None))
     return stack

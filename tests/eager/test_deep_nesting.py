@@ -127,3 +127,33 @@ def test_a_thousand_nested_function_calls_trace_run_and_differentiate():
 
     np.testing.assert_allclose(grad_inside(x).numpy(), 6.0 * scale, rtol=1e-12)
     assert sys.getrecursionlimit() == limit
+
+
+def test_a_continuation_thread_sees_the_thread_states_modules_own():
+    """The deep-nesting hop copies the context and every owned thread state (the
+    variable scopes, the seeds, the summary step, the Jacobian plans), so a trace
+    continued on another thread names, seeds and steps as it would have here."""
+    import threading
+
+    from duograd.eager import context
+    from duograd.eager.jacobian_plans import plan_cache
+    from duograd.ops.random.random_ops import get_seed
+    seen = {}
+    with dg.compat.v1.variable_scope("outer_scope"):
+        dg.random.set_seed(1234)
+        dg.summary.experimental.set_step(17)
+        cache = plan_cache()
+        saved = context.snapshot()
+
+        def run():
+            context.restore(saved)
+            seen["scope"] = dg.compat.v1.get_variable_scope().name
+            seen["seed"] = get_seed(5)
+            seen["step"] = dg.summary.experimental.get_step()
+            seen["cache"] = plan_cache()
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    dg.random.set_seed(None)
+    dg.summary.experimental.set_step(None)
+    assert seen == {"scope": "outer_scope", "seed": (1234, 5), "step": 17, "cache": cache}

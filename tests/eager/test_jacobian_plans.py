@@ -13,6 +13,7 @@ import pytest
 
 import duograd as dg
 from duograd.eager import context
+from duograd.eager import jacobian_plans
 from duograd.eager.jacobian_plans import JacobianPlanCache
 
 RNG = np.random.default_rng(7)
@@ -22,18 +23,18 @@ RNG = np.random.default_rng(7)
 def cache(monkeypatch):
     """A fresh cache on this thread's context for the test."""
     fresh = JacobianPlanCache()
-    monkeypatch.setattr(context.state, "jacobian_plans", fresh)
+    monkeypatch.setattr(jacobian_plans.plans, "cache", fresh)
     return fresh
 
 
 def _fresh(fn, *args):
     """fn(*args) with an empty cache: the ordinary trace-and-convert path."""
-    saved = context.state.jacobian_plans
-    context.state.jacobian_plans = JacobianPlanCache()
+    saved = jacobian_plans.plans.cache
+    jacobian_plans.plans.cache = JacobianPlanCache()
     try:
         return fn(*args)
     finally:
-        context.state.jacobian_plans = saved
+        jacobian_plans.plans.cache = saved
 
 
 def _w3(x, a, b):
@@ -223,7 +224,7 @@ def test_custom_gradients_are_never_cached(cache):
 
 def test_the_cache_is_bounded(monkeypatch):
     small = JacobianPlanCache(max_entries=2)
-    monkeypatch.setattr(context.state, "jacobian_plans", small)
+    monkeypatch.setattr(jacobian_plans.plans, "cache", small)
     fns = [(dg.sin, np.cos), (dg.exp, np.exp), (dg.tanh, lambda v: 1 - np.tanh(v) ** 2)]
     for _ in range(3):
         for fn, derivative in fns:
@@ -235,7 +236,7 @@ def test_the_cache_is_bounded(monkeypatch):
                                        np.diag(derivative(x.numpy())))
             assert len(small) <= 2
     tiny = JacobianPlanCache(max_bytes=0)     # no plan fits: each structure stays uncached
-    monkeypatch.setattr(context.state, "jacobian_plans", tiny)
+    monkeypatch.setattr(jacobian_plans.plans, "cache", tiny)
     for _ in range(3):
         _check_jacobian_of_sin_x_times_x()
     assert tiny.nbytes == 0
@@ -265,7 +266,6 @@ def test_hessian_of_a_variable_follows_its_assignments(cache):
 def test_a_failing_plan_falls_back_to_the_ordinary_path(cache, monkeypatch):
     """A kernel error in the plan is not raised from the plan: the ordinary path runs
     (and raises at the op that caused it, if it fails too)."""
-    from duograd.eager import jacobian_plans
     from duograd.framework.errors import InvalidArgumentError
 
     def failing(plan, feeds, resources):

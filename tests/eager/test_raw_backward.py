@@ -338,10 +338,10 @@ dg.RegisterGradient(_FLOAT32_GRADIENT)(lambda op, grad: dg.cast(grad, dg.float32
 
 
 def test_a_program_that_changes_a_gradients_dtype_ends_the_trust(raw_calls):
-    """Cell programs skip the gradient's shape and dtype check only while every program
-    so far kept its inputs' specs: after one that casts, Sin's float64 program (cached
-    by the first gradient) never runs on the float32 gradient, and the general pass
-    raises, as TF does for a gradient of the wrong dtype."""
+    """A user's gradient that casts runs as Python (the reuse rule: it is never traced
+    into a program), so the sweep hands the tape to the general pass: Sin's float64
+    program (cached by the first gradient) never runs on the float32 gradient, and the
+    general pass raises, as TF does for a gradient of the wrong dtype."""
     x = dg.constant([0.5, 1.0], dtype=dg.float64)
     g = _sin_gradient(x, None)
     np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0]))

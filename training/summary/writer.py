@@ -9,12 +9,23 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, List, Optional
 
 from ...eager import context
 from .tensorboard_support import tb
 
-_state = context.state
+
+
+class _SummaryState(context.OwnedThreadState):
+    """This thread's default-writer stack (`writer.as_default()`) and default step
+    (`dg.summary.experimental.set_step`), per thread as in TF."""
+
+    def __init__(self) -> None:
+        self.writers: List[Any] = []
+        self.step: Any = None
+
+
+_summary = context.owned_state(_SummaryState)
 
 
 class SummaryWriter:
@@ -45,28 +56,28 @@ class SummaryWriter:
         """Makes this the default writer (and `step` the default step) inside the block;
         flushes on exit."""
         self._check_open()
-        old_step = _state.summary_step
-        _state.summary_writers.append(self)
+        old_step = _summary.step
+        _summary.writers.append(self)
         if step is not None:
-            _state.summary_step = step
+            _summary.step = step
         try:
             yield self
         finally:
-            _state.summary_writers.pop()
-            _state.summary_step = old_step
+            _summary.writers.pop()
+            _summary.step = old_step
             if not self._closed:
                 self.flush()
 
     def set_as_default(self, step: Any = None) -> None:
         """Makes this the default writer from now on (the bottom of this thread's stack)."""
         self._check_open()
-        writers = _state.summary_writers
+        writers = _summary.writers
         if writers and writers[0] is not self:
             writers[0] = self
         elif not writers:
             writers.append(self)
         if step is not None:
-            _state.summary_step = step
+            _summary.step = step
 
     def _check_open(self) -> None:
         if self._closed:
@@ -103,18 +114,18 @@ class SummaryWriter:
 
 
 def current_writer() -> Optional[SummaryWriter]:
-    writers = _state.summary_writers
+    writers = _summary.writers
     return writers[-1] if writers else None
 
 
 def current_step() -> Any:
-    return _state.summary_step
+    return _summary.step
 
 
 def set_step(step: Any) -> None:
     """Sets the default step of summaries written on this thread (None clears it)."""
-    _state.summary_step = step
+    _summary.step = step
 
 
 def get_step() -> Any:
-    return _state.summary_step
+    return _summary.step
