@@ -70,6 +70,8 @@ from .ops.debugging.check_ops import (Assert, assert_equal, assert_greater, asse
                                       assert_rank, check_numerics)
 from .grad_registry import check_grad, py_function_grad  # noqa: F401
 from .namespaces import debugging, nest  # noqa: F401
+from .namespaces import strings  # noqa: F401 (dg.strings)
+from .grad_registry import string_grad  # noqa: F401
 from .grad_registry import nn_extra_grad, static_value_grad  # noqa: F401
 from .ops.math.rounding_ops import *  # noqa: F401,F403,A004 (acosh, floor, round, truncatediv, ...)
 from .ops.array.array_more_ops import *  # noqa: F401,F403 (roll, ensure_shape, repeat, ...)

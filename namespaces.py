@@ -15,6 +15,7 @@ from .ops.math import math_extra
 from .ops.nn import embedding_ops, nn_extra_ops
 from .ops.math import math_only
 from .ops.math import count_ops
+from .ops.strings import string_ops
 from .ops.array import partition_ops, selection_ops
 from .ops import gradient_checker, gradient_checker_v1
 from .eager import forwardprop
@@ -57,6 +58,7 @@ autodiff = _namespace("duograd.autodiff", forwardprop,
                       extra={"GradientTape": forwardprop.GradientTape})
 debugging = _namespace("duograd.debugging", check_ops)
 nest = _namespace("duograd.nest", nest_api)
+strings = _namespace("duograd.strings", string_ops)
 
 
 @contextlib.contextmanager
