@@ -78,11 +78,12 @@ def _wide_python_ints(value: Any, array: np.ndarray, dtype: Any) -> np.ndarray:
     fits_uint64 = all(0 <= v < 2**64 for v in ints)
     if target == np.uint64 and fits_uint64:
         return np.asarray(value, dtype=np.uint64)
-    if _state.graph is None or target is not None:
+    if _state.graph is None:
         raise ValueError(_OUT_OF_RANGE)
-    if fits_uint64:
+    if fits_uint64 and target is None:
         return np.asarray(value, dtype=np.uint64)
-    raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting "
+    raise TypeError(f"Failed to convert elements of {value} to Tensor"
+                    f"{'' if target is None else ' of dtype ' + target.name}. Consider casting "
                     "elements to a supported type.")
 
 
