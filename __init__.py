@@ -74,7 +74,7 @@ from .training.module import Module  # noqa: E402
 # -- the public namespaces: real modules, all assembled in namespaces.py ---------------
 from .namespaces import (autodiff, compat, config, debugging, errors, keras, linalg,  # noqa: E402,F401,A004
                          math, nest, nn, optimizers, random, summary, test, train)
-from .namespaces import initializers, losses, metrics, types  # noqa: E402,F401
+from .namespaces import initializers, losses, metrics, strings, types  # noqa: E402,F401
 from .namespaces import graph_util, io, saved_model  # noqa: E402,F401 (TF's files: formats/)
 from . import data  # noqa: E402,F401 (dg.data: input pipelines, a real package)
 

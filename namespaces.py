@@ -33,6 +33,7 @@ from .ops.linalg import linalg_ops, matrix_diag_ops, norm_ops
 from .ops.math import math_extra
 from .ops.nn import embedding_ops, nn_extra_ops
 from .ops.math import math_only
+from .ops.strings import string_ops
 from .ops.array import partition_ops, selection_ops
 from .ops import gradient_checker, gradient_checker_v1
 from .ops.nn import conv_ops, nn_ops, pooling_ops, softmax_ops
@@ -152,6 +153,7 @@ autodiff = namespace("duograd.autodiff", forwardprop,
                      extra={"GradientTape": forwardprop.GradientTape})
 debugging = namespace("duograd.debugging", check_ops)
 nest = namespace("duograd.nest", nest_api)
+strings = namespace("duograd.strings", string_ops)
 types = namespace("duograd.types")
 namespace("duograd.types.experimental", extra=function_types.EXPERIMENTAL_NAMES)
 config = namespace("duograd.config", function_config, extra={  # process-wide settings

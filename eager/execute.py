@@ -110,6 +110,8 @@ def execute(op_def: Any, inputs: Sequence[EagerTensor], attrs: dict) -> Any:
     out: Any
     outputs: Tuple[EagerTensor, ...]
     if n == 1:
+        if type(result) is bytes:   # a ufunc on 0-d string (object) arrays
+            result = np.asarray(result, dtype=object)
         out = _allocate(EagerTensor)  # EagerTensor(result) without its __init__ frame
         out.array = result
         out.tensor_id = new_tensor_id()

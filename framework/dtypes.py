@@ -232,4 +232,6 @@ def from_numpy(np_dtype: np.dtype) -> DType:
     except KeyError:
         if getattr(np_dtype, "name", None) == "bfloat16":
             return bfloat16_dtype()
+        if getattr(np_dtype, "kind", None) in ("O", "S", "U"):
+            return string   # string tensors hold bytes (object arrays, or NumPy bytes)
         raise TypeError(f"NumPy dtype {np_dtype} has no dg.DType.") from None

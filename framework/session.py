@@ -19,6 +19,7 @@ import numpy as np
 from ..eager import context
 from . import nest
 from .bfloat16_compute import in_float32, requests_dtype
+from .string_values import string_array
 from .errors import (FailedPreconditionError, InvalidArgumentError, OpError,
                      ResourceExhaustedError)
 from .graph import Graph, Operation, SymbolicTensor
@@ -416,6 +417,12 @@ def _graph_element(value: Any, convert: Any) -> Any:
 def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:
     """The fed value as an array of the tensor's dtype; errors name the tensor."""
     target = tensor.dtype.as_numpy_dtype
+    if tensor.dtype.name == "string":
+        strings = string_array(getattr(value, "array", value))
+        if strings is None:
+            raise ValueError(f"Cannot feed value {value!r} for Tensor '{tensor.name}', which "
+                             "has dtype string: could not convert it")
+        value = strings
     array = np.asarray(getattr(value, "array", value))
     if array.dtype != target:
         # As TF, any numeric value converts as NumPy casts it (np.asarray(value,

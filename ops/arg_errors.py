@@ -85,6 +85,9 @@ def int_vector_arg(value: Any, what: str) -> tuple:
                         f"({type(value).__name__}) to a Tensor ({what}).")
         if array.size and array.dtype.kind not in "iu":
             raise mode_error(f"{what} must be integers, got {value!r}", TypeError)
+        if array.dtype == np.uint64 and array.size and array.max() > 2**63 - 1:
+            raise ValueError(f"{what}: Can't convert Python sequence with out-of-range "
+                             "integer to Tensor.")
     if np.ndim(array) != 1:
         raise mode_error(f"{what} must be a vector, got shape {list(np.shape(array))}",
                          ValueError)

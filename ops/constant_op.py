@@ -8,12 +8,13 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..framework import dtypes
-from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from ..framework.errors import OperatorNotAllowedInGraphError
 from ..framework.graph import SymbolicTensor
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from .dispatch import apply_op
+from ..framework.string_values import string_array
 
 _state = context.state
 
@@ -77,20 +78,40 @@ def _wide_python_ints(value: Any, array: np.ndarray, dtype: Any) -> np.ndarray:
     fits_uint64 = all(0 <= v < 2**64 for v in ints)
     if target == np.uint64 and fits_uint64:
         return np.asarray(value, dtype=np.uint64)
-    if _state.graph is None or target is not None:
+    if _state.graph is None:
         raise ValueError(_OUT_OF_RANGE)
-    if fits_uint64:
+    if fits_uint64 and target is None:
         return np.asarray(value, dtype=np.uint64)
-    raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting "
+    raise TypeError(f"Failed to convert elements of {value} to Tensor"
+                    f"{'' if target is None else ' of dtype ' + target.name}. Consider casting "
                     "elements to a supported type.")
+
+
+def _to_string_tensor(value: Any, array: Optional[np.ndarray], dtype: Any) -> np.ndarray:
+    """The array of a string value, or TF's TypeError when `dtype` is not string (or a
+    non-string value is asked to be one)."""
+    target = None if dtype is None else dtypes.as_dtype(dtype)
+    if array is not None:
+        if target is not None and target is not dtypes.string:
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
+        return array
+    raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
 
 
 def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
     """A NumPy array for `value` under TF's conversion rules; TypeError if lossy."""
     if isinstance(value, EagerTensor):
         array = value.array
+    elif dtype is not None and dtypes.as_dtype(dtype) is dtypes.string:
+        return _to_string_tensor(value, string_array(value), dtype)
     elif isinstance(value, (np.ndarray, np.generic)):
+        strings = string_array(value) if value.dtype.kind in "SUO" else None
+        if strings is not None:
+            return _to_string_tensor(value, strings, dtype)
         array = np.asarray(value)
+    elif isinstance(value, (str, bytes, list, tuple)) and \
+            (strings := string_array(value)) is not None:
+        return _to_string_tensor(value, strings, dtype)
     else:
         array = np.asarray(value)
         if array.dtype == object or array.dtype == np.uint64 or (
@@ -112,14 +133,6 @@ def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
             elif array.dtype.kind in "iu" and array.dtype.itemsize == 8:
                 big = array.size and (array.max() >= 2**31 or array.min() < -2**31)
                 array = array if big else array.astype(np.int32)
-            elif array.dtype.kind == "U":
-                # TF makes a string tensor that no numeric op accepts: its kernel
-                # check fails (InvalidArgumentError) eagerly, op construction
-                # (TypeError) while building a graph.
-                message = f"String tensors are not supported: {value!r}"
-                if _state.graph is None:
-                    raise InvalidArgumentError(None, None, message)
-                raise TypeError(message)
     if dtype is not None:
         target = dtypes.as_dtype(dtype)
         np_type = np.dtype(target.as_numpy_dtype)

@@ -10,6 +10,7 @@ import numpy as np
 from ..eager import context
 from ..eager.eager_tensor import EagerTensor
 from ..eager.op_cache import op_cache
+from ..framework import dtypes
 from ..framework.dtypes import from_numpy, numpy_kind
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.op_def import OpDef
@@ -63,6 +64,8 @@ def _operand(value: Any, dtype: Any) -> Tensor:
         return scalar_operand(value, np.dtype(dtype.as_numpy_dtype), dtype)
     if hasattr(value, "__dg_tensor__"):
         return convert_to_tensor(value)
+    if dtype is dtypes.string and not isinstance(value, (str, bytes)):
+        return convert_to_tensor(value)   # TF: the kernel then reports the mixed dtypes
     return convert_to_tensor(value, dtype=dtype)
 
 
@@ -74,6 +77,8 @@ def scalar_operand(value: Any, np_dtype: Any, dtype: Any = None) -> EagerTensor:
     if by_dtype is None:
         by_dtype = _state.scalar_operands[np_dtype] = {}
     tensor: Any = by_dtype.get(value)  # eager, so convert_to_tensor gives an EagerTensor
+    if tensor is None and np_dtype.kind == "O":
+        return convert_to_tensor(value)  # type: ignore[return-value]  # a number beside a string: the kernel rejects the mix
     if tensor is None:
         if np_dtype.kind in "fc" and (type(value) is float or _INT64_MIN <= value <= _INT64_MAX):
             # Into a float or complex dtype nothing is lossy: convert_to_tensor's result,
@@ -98,6 +103,8 @@ def fast_path_accepts(op_def: OpDef, x: EagerTensor, y: Optional[EagerTensor] = 
     if not op_def.simple:
         return False
     dtype = x.array.dtype
+    if dtype.kind == "O":
+        return False   # strings: the general path keeps a 0-d result an array
     if y is not None and y.array.dtype != dtype:
         return False
     kinds = op_def.input_kinds

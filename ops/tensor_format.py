@@ -16,6 +16,9 @@ _FLOAT_DIGITS = {np.dtype(np.float16): (6, 9), np.dtype(np.float32): (6, 9),
 
 
 def format_scalar(value: Any, dtype: np.dtype) -> str:
+    if isinstance(value, (bytes, str)):   # a string tensor's element, quoted as TF does
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        return f'"{text}"'
     if dtype.kind == "b":
         return "1" if value else "0"
     if dtype.kind == "f":

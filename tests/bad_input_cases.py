@@ -82,6 +82,11 @@ BAD_VALUES: Dict[str, Callable[[Api], Any]] = {
     "empty": lambda api: api.lib.zeros([0]),
     "axis_out_of_range": lambda api: 7,
     "negative": lambda api: -3,
+    # a scalar where an axis may be asked of it (ZeroDivisionError for `a % rank`), an
+    # int beyond int64 (OverflowError). Huge shapes are hand-written cases, eager only:
+    # TF's allocator retries an OOM for a minute, and a graph run of one can hang.
+    "scalar_tensor": lambda api: api.lib.constant(3.0),
+    "int64_overflow": lambda api: 2**63,
 }
 POSITIONS = ("first", "second")
 
@@ -339,6 +344,100 @@ HAND_WRITTEN: Dict[str, Callable[[Api], Any]] = {
     "linalg.inv(singular)": lambda api: api.lib.linalg.inv(api.lib.zeros([2, 2])),
     "linalg.cholesky(not PD)": lambda api: api.lib.linalg.cholesky(-api.lib.eye(2)),
 }
+
+
+def _fed_scalar(body: Callable[[Api, Any], Any]) -> Callable[[Api], Any]:
+    """body(api, p) on a float32 placeholder of unknown shape, run with p = 3.0."""
+    def call(api: Api) -> Any:
+        g = api.lib.Graph()
+        with g.as_default():
+            p = api.placeholder(api.lib.float32, None)
+            out = body(api, p)
+            with api.Session(graph=g) as sess:
+                return sess.run(out, {p: 3.0})
+    return call
+
+
+def _tape_call(method: str, source: Callable[[Api, Any], Any]) -> Callable[[Api], Any]:
+    """tape.<method>(y, source(api, x)) for y = 2x, x of shape [1, 2]."""
+    def call(api: Api) -> Any:
+        x = api.lib.constant([[1.0, 2.0]])
+        with api.lib.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * 2.0
+        return getattr(tape, method)(y, source(api, x))
+    return call
+
+
+def _scalar(api: Api) -> Any:
+    return api.lib.constant(3.0)
+
+
+# The issue's Python-internal errors (ZeroDivisionError, IndexError, MemoryError,
+# OverflowError, AttributeError), each in the modes where it occurred.
+HAND_WRITTEN.update({
+    "gather(scalar params, axis=0)": lambda api: api.lib.gather(_scalar(api), 0, axis=0),
+    "gather(scalar params, axis=-1)": lambda api: api.lib.gather(_scalar(api), [0], axis=-1),
+    "gather(scalar params, axis=0)@graph": _in_graph(
+        lambda api: api.lib.gather(_scalar(api), 0, axis=0)),
+    "gather(scalar params, batch_dims=1)@graph": _in_graph(
+        lambda api: api.lib.gather(_scalar(api), [0], batch_dims=1)),
+    "gather(fed scalar params)": _fed_scalar(lambda api, p: api.lib.gather(p, [0], axis=0)),
+    "gather(batch_dims too large)": lambda api: api.lib.gather(
+        api.lib.ones([2, 3]), [[0], [1]], axis=1, batch_dims=3),
+    "gather(batch dims differ)": lambda api: api.lib.gather(
+        api.lib.ones([2, 3]), [[0], [1], [2]], axis=1, batch_dims=1),
+    "reverse(scalar, [0])": lambda api: api.lib.reverse(_scalar(api), [0]),
+    "reverse(scalar, [-1])": lambda api: api.lib.reverse(_scalar(api), [-1]),
+    "reverse(scalar, [0])@graph": _in_graph(lambda api: api.lib.reverse(_scalar(api), [0])),
+    "reverse(fed scalar, [0])": _fed_scalar(lambda api, p: api.lib.reverse(p, [0])),
+    "squeeze(scalar, [0])": lambda api: api.lib.squeeze(_scalar(api), [0]),
+    "squeeze(scalar, -1)@graph": _in_graph(lambda api: api.lib.squeeze(_scalar(api), -1)),
+    "squeeze(fed scalar, [0])": _fed_scalar(lambda api, p: api.lib.squeeze(p, [0])),
+    "expand_dims(fed scalar, 3)": _fed_scalar(lambda api, p: api.lib.expand_dims(p, 3)),
+    "scatter_nd(scalar indices)": lambda api: api.lib.scatter_nd(0, [1.0], [3]),
+    "scatter_nd(scalar indices)@graph": _in_graph(
+        lambda api: api.lib.scatter_nd(0, [1.0], [3])),
+    "scatter_nd(scalar updates)": lambda api: api.lib.scatter_nd([0], 1.0, [3]),
+    "scatter_nd(scalar updates)@graph": _in_graph(
+        lambda api: api.lib.scatter_nd([0], 1.0, [3])),
+    "tensor_scatter_nd_update(scalar indices)": lambda api: api.lib.tensor_scatter_nd_update(
+        api.lib.zeros([3]), 0, 1.0),
+    "tensor_scatter_nd_update(scalar indices)@graph": _in_graph(
+        lambda api: api.lib.tensor_scatter_nd_update(api.lib.zeros([3]), 0, 1.0)),
+    "tensor_scatter_nd_update(scalar updates)": lambda api: api.lib.tensor_scatter_nd_update(
+        api.lib.zeros([3]), [[0]], 1.0),
+    "zeros(2**62 elements)": lambda api: api.lib.zeros([2**62]),
+    "zeros(over 2**63 elements)": lambda api: api.lib.zeros([2**40, 2**40]),
+    "zeros([2**63])": lambda api: api.lib.zeros([2**63]),
+    "ones(10**12)": lambda api: api.lib.ones([10**12]),
+    "ones(10**12, int32)": lambda api: api.lib.ones([10**12], api.lib.int32),
+    "fill(10**12)": lambda api: api.lib.fill([10**12], 1.0),
+    "range(10**12)": lambda api: api.lib.range(10**12),
+    "range(0., 1e12)": lambda api: api.lib.range(0.0, 1e12),
+    "range(0., inf)": lambda api: api.lib.range(0.0, float("inf")),
+    "range(0., nan)": lambda api: api.lib.range(0.0, float("nan")),
+    "range(2**63)": lambda api: api.lib.range(2**63),
+    "tile(x, [2**40])": lambda api: api.lib.tile(api.lib.zeros([3]), [2**40]),
+    "broadcast_to(x, [2**40, 3])": lambda api: api.lib.broadcast_to(api.lib.zeros([3]),
+                                                                     [2**40, 3]),
+    "eye(2**20)": lambda api: api.lib.eye(2**20),
+    "slice(size 2**63)": lambda api: api.lib.slice(api.lib.zeros([3]), [0], [2**63]),
+    "slice(begin 2**40)": lambda api: api.lib.slice(api.lib.zeros([3]), [2**40], [1]),
+    "expand_dims(x, 2**63)": lambda api: api.lib.expand_dims(api.lib.zeros([3]), 2**63),
+    "expand_dims(x, 2**31)": lambda api: api.lib.expand_dims(api.lib.zeros([3]), 2**31),
+    "constant(2**63)": lambda api: api.lib.constant(2**63),
+    "constant(2**64)@graph": _in_graph(lambda api: api.lib.constant(2**64)),
+    "add(int32, 2**63)": lambda api: api.lib.add(api.lib.constant(1), 2**63),
+    "tape.jacobian(y, str)": _tape_call("jacobian", lambda api, x: "a"),
+    "tape.jacobian(y, int)": _tape_call("jacobian", lambda api, x: 3),
+    "tape.jacobian(y, None)": _tape_call("jacobian", lambda api, x: None),
+    "tape.jacobian(y, [x, str])": _tape_call("jacobian", lambda api, x: [x, "a"]),
+    "tape.batch_jacobian(y, str)": _tape_call("batch_jacobian", lambda api, x: "a"),
+    "tape.batch_jacobian(y, int)": _tape_call("batch_jacobian", lambda api, x: 3),
+    "tape.gradient(y, int)": _tape_call("gradient", lambda api, x: 3),
+    "tape.gradient(y, None)": _tape_call("gradient", lambda api, x: None),
+})
 
 
 def all_cases(dg: Any, functions: List[Tuple[str, str]]) -> Dict[str, Callable[[Api], Any]]:

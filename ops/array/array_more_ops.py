@@ -78,7 +78,10 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     rank = x.shape.rank
     if rank is not None and not -rank <= axis < rank:
         raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
-    counts = constant_value(convert_to_tensor(repeats))
+    repeats = convert_to_tensor(repeats)
+    if not repeats.dtype.is_integer:  # TF: TypeError from the int32/int64 attr of its ops
+        raise TypeError(f"repeat: `repeats` must be int32 or int64, got {repeats.dtype.name}")
+    counts = constant_value(repeats)
     if counts is None:
         raise ValueError("repeat needs statically known repeats")
     if rank is None:

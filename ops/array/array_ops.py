@@ -236,7 +236,13 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: Optional[str] = None):
     return _full(shape, dtype, 1, name)
 
 
-ZEROS_LIKE = declare_op("ZerosLike", np.zeros_like, same_as_input, grad_inputs=())
+def _zeros_like_kernel(x):
+    if x.dtype.kind in "OS":   # a string tensor's "zero" is the empty string
+        return np.full(x.shape, b"", dtype=object)
+    return np.zeros_like(x)
+
+
+ZEROS_LIKE = declare_op("ZerosLike", _zeros_like_kernel, same_as_input, grad_inputs=())
 ONES_LIKE = declare_op("OnesLike", np.ones_like, same_as_input, grad_inputs=())
 
 
@@ -248,7 +254,7 @@ def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # no
         return zeros(shape(input), dtype, name) if not input.shape.is_fully_defined() \
             else zeros(input.shape, dtype, name)
     if type(input) is EagerTensor:
-        return EagerTensor(np.zeros_like(input.array))
+        return EagerTensor(_zeros_like_kernel(input.array))
     return apply_op(ZEROS_LIKE, (input,), name=name)
 
 

@@ -6,6 +6,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from ...framework.errors import InvalidArgumentError
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape
@@ -123,13 +124,21 @@ def angle(input: Any, name: Optional[str] = None):  # noqa: A002 (TF's name)
 
 def _cross_infer(inputs, attrs):
     specs = broadcast_binary(inputs, attrs)
-    last = inputs[0].shape.dims[-1] if inputs[0].shape.rank else None
-    if last is not None and last != 3:
-        raise ValueError(f"cross needs vectors of size 3 in the last dimension, got {last}")
+    for spec in inputs:
+        last = spec.shape.dims[-1] if spec.shape.rank else None
+        if last is not None and last != 3:
+            raise ValueError(f"cross needs vectors of size 3 in the last dimension, got {last}")
     return specs
 
 
-CROSS = declare_op("Cross", lambda a, b: np.cross(a, b), _cross_infer, input_kinds="fiu")
+def _cross_kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if not a.ndim or not b.ndim or a.shape[-1] != 3 or b.shape[-1] != 3:   # fed shapes
+        raise InvalidArgumentError(None, None, "Cross: inputs must have a last dimension "
+                                   f"of 3, got shapes {a.shape} and {b.shape}")
+    return np.cross(a, b)
+
+
+CROSS = declare_op("Cross", _cross_kernel, _cross_infer, input_kinds="fiu")
 
 
 def cross(a: Any, b: Any, name: Optional[str] = None):

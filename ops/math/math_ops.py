@@ -10,6 +10,7 @@ import numpy as np
 
 from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
+from ...framework.errors import UnimplementedError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor, register_operator
 from ...framework.tensor_shape import broadcast_shapes
@@ -43,7 +44,7 @@ def _binary(op_type: str, kernel, kinds: str = NUMERIC, grad_inputs=None, grad_o
 
 
 # -- binary arithmetic ------------------------------------------------------
-ADD = _binary("AddV2", np.add, grad_inputs=())
+ADD = _binary("AddV2", np.add, NUMERIC + "O", grad_inputs=())   # strings concatenate, as TF
 SUB = _binary("Sub", np.subtract, grad_inputs=())
 MUL = _binary("Mul", np.multiply, grad_inputs={0: (1,), 1: (0,)})
 REAL_DIV = _binary("RealDiv", _quiet(np.true_divide), FLOAT, grad_inputs={0: (1,), 1: (0, 1)})
@@ -231,6 +232,9 @@ sigmoid = unary_function(SIGMOID, "sigmoid", __name__)
 
 # -- cast ------------------------------------------------------------------
 def _cast_kernel(x, *, DstT):
+    if (x.dtype.kind in "OS") != (DstT.kind == "O"):   # TF: as_string / to_number instead
+        source = "string" if x.dtype.kind in "OS" else dtypes.from_numpy(x.dtype).name
+        raise UnimplementedError(None, None, f"Cast {source} to {DstT.name} is not supported")
     if x.dtype.kind == "c" and not DstT.is_complex:
         x = x.real   # TF keeps the real part (NumPy would warn)
     return x.astype(DstT.as_numpy_dtype, copy=False)
@@ -257,8 +261,8 @@ def _compare(op_type: str, kernel, kinds: str = NUMERIC + "b"):
     return declare_op(op_type, kernel, broadcast_compare, input_kinds=kinds, grad_inputs=())
 
 
-EQUAL = _compare("Equal", np.equal)
-NOT_EQUAL = _compare("NotEqual", np.not_equal)
+EQUAL = _compare("Equal", np.equal, NUMERIC + "bO")   # strings compare too, as in TF
+NOT_EQUAL = _compare("NotEqual", np.not_equal, NUMERIC + "bO")
 LESS = _compare("Less", np.less, "fiu")
 LESS_EQUAL = _compare("LessEqual", np.less_equal, "fiu")
 GREATER = _compare("Greater", np.greater, "fiu")

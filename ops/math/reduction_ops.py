@@ -45,6 +45,9 @@ def _axis_attr(axis: Any) -> Any:
                         f"({type(axis).__name__}) to a Tensor (reduction axis).")
         if array.size == 0 and isinstance(axis, (list, tuple)):
             return ()   # `axis=[]` reduces nothing (TF: the input, unchanged)
+        if array.dtype == np.uint64 and array.max() > 2**63 - 1:
+            raise ValueError("Can't convert Python sequence with out-of-range integer to "
+                             "Tensor (reduction axis).")
         if array.dtype.kind not in "iu":
             raise _mode_error(f"reduction axis must be integers, got {axis!r}", TypeError)
         axis = array

@@ -80,6 +80,9 @@ def _softmax_axis(axis: Any, logits: Any, op_type: str) -> int:
         return -1
     if isinstance(axis, Tensor):
         axis = _tensor_axis(axis, op_type)
+    if isinstance(axis, float):   # TF's Range kernel rejects it (InvalidArgumentError)
+        raise InvalidArgumentError(None, None, f"{op_type}: axis must be an integer, got "
+                                   f"{axis!r}")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
         raise TypeError(f"softmax axis must be an int, got {axis!r}")
     rank = len(logits.shape) if isinstance(logits, np.ndarray) else \
@@ -94,6 +97,10 @@ def _softmax_axis(axis: Any, logits: Any, op_type: str) -> int:
 def _tensor_axis(axis: Tensor, op_type: str) -> int:
     """An integer scalar tensor `axis` as an int (TF accepts one eagerly and in a
     TF1 graph; inside a function TF tests it for truth and refuses it)."""
+    if axis.dtype.is_floating and axis.shape.rank == 0:
+        # TF builds range(axis + 1, rank) from it: its Range kernel rejects a float
+        raise InvalidArgumentError(None, None, f"{op_type}: axis must be an integer, got a "
+                                   f"{axis.dtype.name} scalar {axis!r}")
     if not axis.dtype.is_integer or axis.shape.rank not in (0, None):
         # TF compares it with -1 and tests the result for truth: a bool tensor is a
         # TypeError eagerly, anything else a ValueError

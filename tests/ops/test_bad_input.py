@@ -54,9 +54,12 @@ def run_table() -> Tuple[Dict[str, str], Dict[str, str]]:
     return ours, _expected()
 
 
-# The issue's goal (reached: 98.0 % of 10,731 rejected calls); a ratchet, raise it
-# as the remaining mismatches are fixed.
-MIN_SHARE = 0.98
+# A ratchet, raised as the remaining mismatches are fixed. The table grew (issue 22)
+# from 10,731 to 15,088 rejected calls: public functions added since the last
+# recording, scalar and beyond-int64 arguments, and hand-written cases for the
+# Python-internal errors once raised. The original 10,731 calls stand at 98.1 %
+# (98.0 % before); the added 4,357 at 93.3 %; all 15,088 at 96.7 %.
+MIN_SHARE = 0.966
 
 OURS, THEIRS = run_table()
 TF_REJECTS = [k for k, v in THEIRS.items() if v not in ("ok", "crash")]

@@ -41,3 +41,13 @@ def test_graph_mode_follows_make_tensor_proto():
         for value in (2**64, -2**63 - 1):
             with pytest.raises(TypeError, match="Failed to convert elements"):
                 dg.constant(value)
+
+
+def test_axes_beyond_int64_are_value_errors():
+    with pytest.raises(ValueError, match="out-of-range integer"):   # TF 2.21: ValueError
+        dg.reduce_sum(dg.ones([2]), 2**63)
+    with pytest.raises(ValueError, match="out-of-range integer"):
+        dg.reverse(dg.ones([2]), [2**63])
+    with dg.Graph().as_default():   # TF 2.21: make_tensor_proto's TypeError
+        with pytest.raises(TypeError, match="Failed to convert elements"):
+            dg.logical_and(dg.constant([True]), 2**63)

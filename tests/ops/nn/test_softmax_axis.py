@@ -60,3 +60,12 @@ def test_out_of_range_axis(axis):
         with dg.Graph().as_default():
             with pytest.raises(dg.errors.InvalidArgumentError, match=message):
                 dg.nn.log_softmax(dg.constant(X), axis=axis)
+
+
+def test_float_axis_is_invalid_argument():
+    # TF 2.21 feeds the axis to a Range op, whose kernel rejects a float
+    for axis in (0.5, dg.constant(3.0)):
+        with pytest.raises(dg.errors.InvalidArgumentError):
+            dg.nn.softmax(dg.constant(X), axis=axis)
+    with pytest.raises(ValueError):   # a non-scalar tensor: TF's truth test, ValueError
+        dg.nn.softmax(dg.constant(X), axis=dg.constant([[1, 2], [3, 4]]))

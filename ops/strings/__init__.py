@@ -1,0 +1,1 @@
+"""String tensors: dg.strings ops (never differentiable)."""
