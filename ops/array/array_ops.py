@@ -19,6 +19,7 @@ from ..dispatch import apply_op
 from ..op_helpers import apply_unary
 from ..shape_rules import same_as_input
 from ..tensor_util import constant_value, shape_from_tensor
+from .join_ops import stack
 
 _state = context.state
 
@@ -31,6 +32,10 @@ def _static_shape_or_tensor(shape: Any):
     (ValueError)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
+    if (_state.graph is not None and isinstance(shape, (list, tuple))
+            and any(isinstance(d, Tensor) for d in shape)):
+        # [tf.shape(x)[0], -1] building a graph: packed into one int32 vector, as TF does.
+        return stack([convert_to_tensor(d, dtype=dtypes.int32) for d in shape], name="shape")
     array = int_array_arg(shape, "shape")
     if isinstance(array, Tensor):
         return array

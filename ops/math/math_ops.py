@@ -56,7 +56,16 @@ def _floor_div(x, y):
 
 FLOOR_DIV = _binary("FloorDiv", _floor_div)
 FLOOR_MOD = _binary("FloorMod", _quiet(np.mod))
-POW = _binary("Pow", _quiet(np.power), grad_inputs=None, grad_outputs=(0,))
+def _pow_kernel(x, y):
+    """x ** y; a real cube as two products (NumPy's float32 power runs ~1000x slower than
+    a multiply, and GELU's tanh form cubes every activation)."""
+    with np.errstate(all="ignore"):
+        if np.ndim(y) == 0 and x.dtype.kind == "f" and y == 3:
+            return x * x * x
+        return np.power(x, y)
+
+
+POW = _binary("Pow", _pow_kernel, grad_inputs=None, grad_outputs=(0,))
 MAXIMUM = _binary("Maximum", np.maximum, "fiu")
 MINIMUM = _binary("Minimum", np.minimum, "fiu")
 
