@@ -51,6 +51,11 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
 def _gather_kernel(params, indices, *, axis, batch_dims=0):
     indices = np.asarray(indices)
     size = params.shape[axis]
+    if indices.ndim == 0:  # one row (a loop reading its stacks): no min/max reductions
+        index = int(indices)
+        if not 0 <= index < size:
+            raise ValueError(f"indices = {index} is not in [0, {size})")
+        return np.take(params, index, axis=axis)
     if indices.size and (indices.max() >= size or indices.min() < 0):
         bad = indices.max() if indices.max() >= size else indices.min()
         raise ValueError(f"indices = {bad} is not in [0, {size})")

@@ -138,13 +138,23 @@ SIGN = _unary("Sign", np.sign, "fiu", grad_inputs=())
 
 
 def _sigmoid(x):
+    if x.dtype.kind != "c":
+        return _stable_sigmoid(x)  # exp(-|x|) <= 1: nothing overflows
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-x)) if x.dtype.kind == "c" else _stable_sigmoid(x)
+        return 1.0 / (1.0 + np.exp(-x))
 
 
 def _stable_sigmoid(x):
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    """1 / (1 + e) where x >= 0, else e / (1 + e), e = exp(-|x|): one division, in place
+    on two fresh arrays (x may be a strided view, e.g. a split's gate)."""
+    if type(x) is not np.ndarray or x.ndim == 0:
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    e = np.abs(x)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    denominator = e + _one(e.dtype)
+    return np.divide(np.where(x >= 0, _one(e.dtype), e), denominator, out=denominator)
 
 
 SIGMOID = _unary("Sigmoid", _sigmoid, grad_inputs=(), grad_outputs=(0,))
