@@ -22,7 +22,7 @@ import numpy as np
 from . import floor, memory, model_suite
 from .harness import (ATOL, RTOL, BenchTimeout, NotAvailable, Row, Variant, check,
                       format_value, measure, measure_paired, median, table, time_limit)
-from .pinning import pinned_core
+from .pinning import pinned_core, single_threaded
 
 # workload -> (eager target, graph target) as (text, bound); W4 is us/op, W5 graph seconds.
 TARGETS = {
@@ -426,6 +426,9 @@ def main_for(providers: Sequence[Tuple[str, Any]], argv: Sequence[str], title: s
     args = parser.parse_args(list(argv))
     cfg = QUICK if args.quick else FULL
     mode = "quick" if args.quick else "full"
+    if not single_threaded():
+        mode += ", default threads"
+        out_name = out_name.replace(".md", "-threads.md")
     only = [o.strip() for o in args.only.split(",") if o.strip()]
     start = time.perf_counter()
     rows = run_suite(providers, cfg, only, python, args.variants)

@@ -9,10 +9,12 @@ import tensorflow as tf
 
 from ..floor import chain
 from ..harness import Variant
+from ..pinning import single_threaded
 from ..tf_style_models import model_variants
 
-tf.config.threading.set_intra_op_parallelism_threads(1)
-tf.config.threading.set_inter_op_parallelism_threads(1)
+if single_threaded():
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
 
 
 def _chain_grad(x: Any, n_ops: int):

@@ -8,10 +8,12 @@ import torch.nn.functional as F
 
 from ..floor import chain
 from ..harness import Variant
+from ..pinning import single_threaded
 from .torch_models import model_variants
 
-torch.set_num_threads(1)
-torch.set_num_interop_threads(1)
+if single_threaded():
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
 
 
 def chain_eager(data: dict) -> Callable[[], Any]:
