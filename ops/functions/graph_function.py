@@ -106,7 +106,8 @@ class GraphFunction:
             # Ops with side effects run even when no output depends on them, in
             # program order (op ids), as TF's automatic control dependencies do.
             effects = self.effect_ops
-            plan = compile_plan(self.graph, self.outputs + effects, self.inputs, self.name)
+            plan = compile_plan(self.graph, self.outputs + effects, self.inputs, self.name,
+                                quiet=True)
             # One assignment publishes plan and effect count together: a thread
             # calling concurrently sees both or neither.
             compiled = self._plan = (plan, len(effects))
