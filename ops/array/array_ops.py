@@ -129,8 +129,15 @@ def rank(input: Any, name: Optional[str] = None):  # noqa: A002
 
 
 # -- reshape ----------------------------------------------------------------
+def _dims(shape) -> Any:
+    """A 1-D shape array as Python ints (tolist: one C call, not one int() per dim)."""
+    if type(shape) is np.ndarray and shape.ndim == 1 and shape.dtype.kind in "iu":
+        return shape.tolist()
+    return tuple(int(d) for d in shape)
+
+
 def _reshape_kernel(x, shape):
-    return np.reshape(x, tuple(int(d) for d in shape))
+    return np.reshape(x, _dims(shape))
 
 
 def _reshape_infer(inputs, attrs):
@@ -260,7 +267,7 @@ def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noq
 
 # -- broadcasting -------------------------------------------------------------
 def _broadcast_to_kernel(x, shape):
-    return np.broadcast_to(x, tuple(int(d) for d in shape))
+    return np.broadcast_to(x, tuple(_dims(shape)))
 
 
 def _broadcast_to_infer(inputs, attrs):
