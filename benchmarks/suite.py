@@ -409,7 +409,11 @@ def report(rows: List[Row], title: str, mode: str, seconds: float, extra: Sequen
               "machine do not inflate: 'met' is judged on it where it is measured. W4 is microseconds of the gradients() call per forward "
               "op; W5 graph rows are wall seconds of build + gradients + run; W6 is peak RSS "
               "over each fresh process's baseline, as a ratio to the floor's. 'issue's peers' "
-              "quotes the figures measured in issue 7 (eager / graph or jit).", ""]
+              "quotes the figures measured in issue 7 (eager / graph or jit). W7-W11 (issue 25, "
+              "benchmarks/model_suite.py) time the process's CPU (TensorFlow and XLA compute "
+              "on threads of their own) and judge duograd against a peer's row of the same "
+              "run: (duograd CPU / its floor CPU) / (peer CPU / its floor CPU), in the note.",
+              ""]
     lines.append(table(rows, peers=ISSUE_PEERS))
     return "\n".join(lines) + "\n"
 
