@@ -29,7 +29,7 @@ def _quiet(func):
         with np.errstate(all="ignore"):
             return func(*args)
     kernel.__name__ = getattr(func, "__name__", "kernel")
-    kernel.plan_kernel = func  # type: ignore[attr-defined]  # plans run under errstate already
+    kernel.plan_kernel = func  # plans run under errstate already
     return kernel
 
 
