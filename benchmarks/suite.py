@@ -306,8 +306,8 @@ def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
         for variant in module.variants():
             by_workload.setdefault(variant.workload, []).append((module_name, variant))
 
-    def wanted(key: str) -> bool:
-        return not only or any(key.startswith(o) for o in only)
+    def wanted(key: str) -> bool:  # "W3" selects "W3 n=500" and "W3 n=100"; "W1" not "W10"
+        return not only or any(key == o or key.startswith(o + " ") for o in only)
 
     def of(key: str) -> List[Variant]:
         found = [v for _, v in by_workload.get(key, [])
