@@ -19,10 +19,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import floor, memory
-from .harness import (BenchTimeout, NotAvailable, Row, Variant, check, format_value, measure,
-                      measure_paired, median, table, time_limit)
-from .pinning import pinned_core
+from . import floor, memory, model_suite
+from .harness import (ATOL, RTOL, BenchTimeout, NotAvailable, Row, Variant, check,
+                      format_value, measure, measure_paired, median, table, time_limit)
+from .pinning import pinned_core, single_threaded
 
 # workload -> (eager target, graph target) as (text, bound); W4 is us/op, W5 graph seconds.
 TARGETS = {
@@ -42,6 +42,10 @@ ISSUE_PEERS = {
     "W4": "TF graph 850-1040 us/op, make_jaxpr 260-390 us/op",
     "W5": "TF 32x / >120 s, JAX 147x / >120 s, torch 5.8x, autograd 17.5x",
     "W6": "TF 2.96x / 1.07x, JAX 2.88x, torch 0.98x, autograd 1.91x",
+    # issue 25, single-threaded, float32 (absolute times)
+    "W7": "dg 68 ms / 66 ms, torch 29 ms, TF 28 ms / 10.3 ms",
+    "W8": "LSTM: dg 75 ms / 73 ms, torch 40 ms, tf.function 10 ms",
+    "W9": "dg.function 1.08 ms, tf.function 0.45 ms",
 }
 
 
@@ -63,11 +67,17 @@ FULL = Config(
     limit={"W1": 120, "W2": 180, "W3 n=500": 400, "W3 n=100": 180, "W5": 120},
     w3_sizes=(500, 100), w4_sizes=(1000, 5000, 20000), w4_repeats=3, w5_ops=50_000,
     memory_runs=2)
+FULL.repeats.update(model_suite.REPEATS)
+FULL.budget.update(model_suite.BUDGET)
+FULL.limit.update(model_suite.LIMIT)
 QUICK = Config(
     repeats={"W1": 10, "W2": 5, "W3 n=500": 1, "W3 n=100": 3, "W5": 1},
     budget={"W1": 2, "W2": 2, "W3 n=500": 5, "W3 n=100": 3, "W5": 20},
     limit={"W1": 30, "W2": 30, "W3 n=500": 30, "W3 n=100": 30, "W5": 120},
     w3_sizes=(100,), w4_sizes=(1000, 5000), w4_repeats=1, w5_ops=50_000, memory_runs=1)
+QUICK.repeats.update(model_suite.QUICK_REPEATS)
+QUICK.budget.update(model_suite.QUICK_BUDGET)
+QUICK.limit.update(model_suite.LIMIT)
 
 
 def is_eager(variant_name: str) -> bool:
@@ -76,6 +86,8 @@ def is_eager(variant_name: str) -> bool:
 
 
 def target_for(workload: str, variant_name: str) -> Tuple[str, float]:
+    if workload not in TARGETS:  # W7-W11: judged against a peer (model_suite)
+        return "", float("inf")
     eager, graph = TARGETS[workload]
     return eager if is_eager(variant_name) else graph
 
@@ -98,7 +110,8 @@ def _guarded(row: Row, body: Callable[[], None]) -> Row:
 
 
 def run_step(variant: Variant, data: dict, expected: Any, floor_fn: Callable[[], Any],
-             cfg: Config, workload: str) -> Row:
+             cfg: Config, workload: str, tolerance: Tuple[float, float] = (RTOL, ATOL),
+             cpu_clock: Callable[[], float] = time.thread_time) -> Row:
     row = Row(workload, variant.name, note=variant.note)
 
     def body():
@@ -108,7 +121,7 @@ def run_step(variant: Variant, data: dict, expected: Any, floor_fn: Callable[[],
             t1 = time.perf_counter()
             result = step()
             t2 = time.perf_counter()
-            error = check(result, expected)
+            error = check(result, expected, *tolerance)
             if error:
                 row.status, row.note = "wrong result", error
                 return
@@ -116,7 +129,7 @@ def run_step(variant: Variant, data: dict, expected: Any, floor_fn: Callable[[],
             (row.samples, row.floor_samples, row.cpu_samples,
              row.floor_cpu_samples) = measure_paired(
                 step, floor_fn, cfg.repeats[workload], cfg.budget[workload],
-                min_repeats=min(3, cfg.repeats[workload]))
+                min_repeats=min(3, cfg.repeats[workload]), cpu_clock=cpu_clock)
         row.value = median(row.samples)
         row.cpu_ratio = median(row.cpu_samples) / median(row.floor_cpu_samples)
         extra = f"build {t1 - t0:.2f} s, first call {t2 - t1:.2f} s" if t2 - t0 > 0.5 else ""
@@ -239,7 +252,8 @@ def _floor_times(fn: Callable[[], Any], cfg: Config, workload: str) -> List[floa
 
 
 def run_timed_workload(workload: str, variants: List[Variant], data: dict,
-                       floor_fn: Callable[[], Any], cfg: Config) -> List[Row]:
+                       floor_fn: Callable[[], Any], cfg: Config,
+                       tolerance: Tuple[float, float] = (RTOL, ATOL)) -> List[Row]:
     """Each variant checked, then timed alternately with the floor (same noise).
 
     A step variant's ratio is against the floor calls interleaved with it; the
@@ -253,11 +267,15 @@ def run_timed_workload(workload: str, variants: List[Variant], data: dict,
         if variant.kind == "oneshot":
             row = run_oneshot(variant, data, expected, cfg, workload)
         else:
-            row = run_step(variant, data, expected, floor_fn, cfg, workload)
+            # W7-W11 compare frameworks that compute on threads of their own: process CPU.
+            clock = time.thread_time if workload in TARGETS else time.process_time
+            row = run_step(variant, data, expected, floor_fn, cfg, workload, tolerance, clock)
         row.floor = median(row.floor_samples) if row.floor_samples else median(floor_samples)
         floor_samples += row.floor_samples
         row.target, bound = target_for(workload, row.variant)
-        if row.status == "ok":
+        if row.status == "ok" and workload not in TARGETS:
+            row.ratio = row.value / row.floor
+        elif row.status == "ok":
             if workload == "W5" and not is_eager(row.variant):
                 # graph W5: seconds, not a ratio (thread CPU seconds where measured)
                 row.met = (median(row.cpu_samples) if row.cpu_samples else row.value) <= bound
@@ -271,6 +289,11 @@ def run_timed_workload(workload: str, variants: List[Variant], data: dict,
     floor_median = median(floor_samples)
     head = Row(workload, "NumPy floor", floor_median, floor=floor_median, ratio=1.0)
     say(_line(head))
+    if workload not in TARGETS:
+        model_suite.judge_against_peers(workload, rows)
+        for row in rows:
+            if row.target:
+                say(f"  {row.workload:9s} {row.variant:44s} {row.target}: {row.note}")
     return [head] + rows
 
 
@@ -283,8 +306,8 @@ def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
         for variant in module.variants():
             by_workload.setdefault(variant.workload, []).append((module_name, variant))
 
-    def wanted(key: str) -> bool:
-        return not only or any(key.startswith(o) for o in only)
+    def wanted(key: str) -> bool:  # "W3" selects "W3 n=500" and "W3 n=100"; "W1" not "W10"
+        return not only or any(key == o or key.startswith(o + " ") for o in only)
 
     def of(key: str) -> List[Variant]:
         found = [v for _, v in by_workload.get(key, [])
@@ -325,6 +348,12 @@ def run_suite(providers: Sequence[Tuple[str, Any]], cfg: Config,
         data5 = floor.chain_data(cfg.w5_ops, (4,))
         rows += run_timed_workload("W5", of("W5"), data5,
                                    lambda: floor.chain_floor(data5["x"], cfg.w5_ops), cfg)
+    for key, (title, make_data, floor_of, tolerance) in model_suite.MODEL_WORKLOADS.items():
+        if wanted(key) and of(key):  # `make bench` (duograd alone) has no model variants
+            say(f"{key.split()[0]}: {title}")
+            model_data = make_data()
+            rows += run_timed_workload(key, of(key), model_data,
+                                       lambda d=model_data, f=floor_of: f(d), cfg, tolerance)
     if wanted("W6"):
         say("W6: peak memory, 200-op chain on (1000, 1000) float64, fresh processes")
         rows += run_memory([(m, v) for m, v in by_workload.get("W6", [])
@@ -380,7 +409,11 @@ def report(rows: List[Row], title: str, mode: str, seconds: float, extra: Sequen
               "machine do not inflate: 'met' is judged on it where it is measured. W4 is microseconds of the gradients() call per forward "
               "op; W5 graph rows are wall seconds of build + gradients + run; W6 is peak RSS "
               "over each fresh process's baseline, as a ratio to the floor's. 'issue's peers' "
-              "quotes the figures measured in issue 7 (eager / graph or jit).", ""]
+              "quotes the figures measured in issue 7 (eager / graph or jit). W7-W11 (issue 25, "
+              "benchmarks/model_suite.py) time the process's CPU (TensorFlow and XLA compute "
+              "on threads of their own) and judge duograd against a peer's row of the same "
+              "run: (duograd CPU / its floor CPU) / (peer CPU / its floor CPU), in the note.",
+              ""]
     lines.append(table(rows, peers=ISSUE_PEERS))
     return "\n".join(lines) + "\n"
 
@@ -397,6 +430,9 @@ def main_for(providers: Sequence[Tuple[str, Any]], argv: Sequence[str], title: s
     args = parser.parse_args(list(argv))
     cfg = QUICK if args.quick else FULL
     mode = "quick" if args.quick else "full"
+    if not single_threaded():
+        mode += ", default threads"
+        out_name = out_name.replace(".md", "-threads.md")
     only = [o.strip() for o in args.only.split(",") if o.strip()]
     start = time.perf_counter()
     rows = run_suite(providers, cfg, only, python, args.variants)

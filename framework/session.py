@@ -76,12 +76,15 @@ def _needed_ops(fetch_tensors: List[Any], fed: Dict[Any, int]) -> List[Operation
 
 
 def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[SymbolicTensor],
-                 name: str = "plan", signature: Optional[Tuple[str, List[str]]] = None) -> _Plan:
+                 name: str = "plan", signature: Optional[Tuple[str, List[str]]] = None,
+                 quiet: bool = False) -> _Plan:
     """A plan computing `fetch_tensors` (None entries give None) from `feed_tensors`:
     each needed op once, in topological order, every intermediate released after
     its last use. The function is `run(feeds, R)`, or with `signature` =
     (parameters, one expression per feed) `run(<parameters>)` reading each feed
-    from its expression (always generated code)."""
+    from its expression (always generated code). `quiet`: the plan only ever runs
+    through run_plan, under np.errstate(all="ignore"), so kernels that silence
+    NumPy's warnings themselves may run unwrapped (their `plan_kernel`)."""
     fed = {id(t): i for i, t in enumerate(feed_tensors)}  # by id: tensors may be unhashable
     ops = _needed_ops([f for f in fetch_tensors if f is not None], fed)
     # Slots: feeds first, then each op output; constants are bound, not computed.
@@ -98,6 +101,8 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
             constants[outs[0]] = op.attrs["value"]
             continue
         kernel = op.op_def.kernel
+        if quiet:
+            kernel = getattr(kernel, "plan_kernel", kernel)
         if op.op_def.input_kinds is not None and op.inputs and \
                 op.inputs[0].dtype.name == "bfloat16" and not requests_dtype(op.attrs):
             kernel = in_float32(kernel, np.dtype(op.inputs[0].dtype.as_numpy_dtype))
@@ -310,7 +315,7 @@ class Session:
         key = (tuple(map(id, leaves)), tuple(map(id, feed_tensors)))
         plan = self._plans.get(key)
         if plan is None:
-            plan = compile_plan(self.graph, leaves, feed_tensors)
+            plan = compile_plan(self.graph, leaves, feed_tensors, quiet=True)
             with self._lock:
                 self._plans[key] = plan
                 plan.feed_tensors = feed_tensors  # keeps the keyed tensors alive

@@ -166,8 +166,18 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
     var_grads = [grads[k] if grads[k] is not None else zeros_for(op.outputs[k])
                  for k in var_mask]
     var_grads = [dense(g) for g in var_grads]
-    ext_targets = sorted({body_inputs[j - n] for j in back.input_grads if j >= n})
-    like = {body_inputs[j - n]: out for j, out in zip(back.input_grads, back.fn.outputs, strict=True) if j >= n}
+    # Outer inputs the running gradients() call does not need (not between its ys and
+    # xs, e.g. a loop's input sequence when only the weights are sources) are neither
+    # computed nor summed over the iterations: the backward body returns only the rest.
+    skip = op.skip_input_indices
+    kept = [k for k, j in enumerate(back.input_grads)
+            if j < n or ext_start + body_inputs[j - n] not in skip]
+    back_fn = back.fn
+    if len(kept) < len(back.input_grads):
+        back_fn = back.fn.subset(kept)
+    input_grads = [back.input_grads[k] for k in kept]
+    ext_targets = sorted({body_inputs[j - n] for j in input_grads if j >= n})
+    like = {body_inputs[j - n]: out for j, out in zip(input_grads, back_fn.outputs, strict=True) if j >= n}
     ext_grads = [_zeros_for(ext[m], like[m]) for m in ext_targets]
     acc_order = sorted(acc_grads)
 
@@ -178,7 +188,7 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
         i = n_iter - 1 - j
         extras = [gather(accs[a], i) if a is not None else v for a, v in resolved]
         seeds = list(dvars) + [gather(acc_grads[a], i) for a in acc_order]
-        got = dict(zip(back.input_grads, call_function(back.fn, seeds + extras), strict=True))
+        got = dict(zip(input_grads, call_function(back_fn, seeds + extras), strict=True))
         new_dvars = [got[k] if k in got else array_ops.zeros_like(d)
                      for k, d in zip(var_mask, dvars, strict=True)]
         by_ext: Dict[int, Any] = {}

@@ -11,8 +11,9 @@ from .registry import RegisterGradient
 
 
 def _masked(condition, grad):
-    """grad where condition holds, else 0 (a select, so inf * 0 never makes NaN)."""
-    return array_ops.where(condition, grad, array_ops.zeros_like(grad))
+    """grad where condition holds, else 0 (a select, so inf * 0 never makes NaN); the 0
+    is a broadcast scalar: no zeros array the size of grad is made and filled."""
+    return array_ops.where(condition, grad, constant_op.constant(0, grad.dtype))
 
 
 @RegisterGradient(RELU.type)

@@ -8,7 +8,8 @@ import jax
 import jax.numpy as jnp
 
 from ..floor import chain
-from ..harness import Variant
+from ..harness import NotAvailable, Variant
+from .jax_models import model_variants
 
 jax.config.update("jax_enable_x64", True)
 
@@ -34,7 +35,11 @@ def chain_jit(data: dict) -> Callable[[], Any]:
 
 
 def chain_jit_oneshot(data: dict) -> Any:
-    return chain_jit(data)()
+    """W5 jit: not run. XLA's compile of the unrolled 50,000-op chain grows past this
+    machine's memory (24 GiB, killed by the OOM killer in issue 25), so it is skipped
+    with this note instead of taking the whole run down."""
+    raise NotAvailable("skipped: XLA's compile of the 50,000-op chain runs out of memory "
+                       "(> 20 GiB) on this machine")
 
 
 def _mlp_loss(params, x, labels):
@@ -96,7 +101,7 @@ def variants() -> List[Variant]:
               heavy=True),
             v("W5", "JAX eager", "step", chain_eager),
             v("W5", "JAX jit (compile + run)", "oneshot", chain_jit_oneshot, heavy=True,
-              note="issue: not done in 120 s"),
+              note="XLA compile out of memory (issue 25)"),
             v("W6", "JAX eager", "memory", chain_eager),
             v("W6", "JAX jit", "memory", chain_jit)]
-    return out
+    return out + model_variants()

@@ -21,7 +21,7 @@ PEERS = ("tf_peer", "jax_peer", "torch_peer", "autograd_peer")
 
 
 LIBRARIES = {"tf_peer": "tensorflow", "jax_peer": "jax", "torch_peer": "torch",
-             "autograd_peer": "autograd", "dg_workloads": "duograd"}
+             "autograd_peer": "autograd", "dg_workloads": "duograd", "dg_models": "duograd"}
 
 
 def _version(module_name: str) -> str:
@@ -35,7 +35,7 @@ def _version(module_name: str) -> str:
 
 def available_providers():
     providers, notes = [], []
-    for name in ("benchmarks.dg_workloads",) + tuple(f"benchmarks.peers.{p}" for p in PEERS):
+    for name in ("benchmarks.dg_workloads", "benchmarks.dg_models") + tuple(f"benchmarks.peers.{p}" for p in PEERS):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -9,9 +9,12 @@ import tensorflow as tf
 
 from ..floor import chain
 from ..harness import Variant
+from ..pinning import single_threaded
+from ..tf_style_models import model_variants
 
-tf.config.threading.set_intra_op_parallelism_threads(1)
-tf.config.threading.set_inter_op_parallelism_threads(1)
+if single_threaded():
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
 
 
 def _chain_grad(x: Any, n_ops: int):
@@ -135,7 +138,7 @@ def variants() -> List[Variant]:
               heavy=True, note="issue: not done in 120 s"),
             v("W6", "TF eager", "memory", chain_eager),
             v("W6", "TF graph (tf.function)", "memory", chain_function)]
-    return out
+    return out + model_variants(tf, "TF", "tf.function", "Session")
 
 
 

@@ -8,9 +8,12 @@ import torch.nn.functional as F
 
 from ..floor import chain
 from ..harness import Variant
+from ..pinning import single_threaded
+from .torch_models import model_variants
 
-torch.set_num_threads(1)
-torch.set_num_interop_threads(1)
+if single_threaded():
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
 
 
 def chain_eager(data: dict) -> Callable[[], Any]:
@@ -53,4 +56,4 @@ def variants() -> List[Variant]:
             v("W3 n=500", "PyTorch (autograd.functional.hessian)", "step", hessian_eager),
             v("W3 n=100", "PyTorch (autograd.functional.hessian)", "step", hessian_eager),
             v("W5", "PyTorch", "step", chain_eager),
-            v("W6", "PyTorch", "memory", chain_eager)]
+            v("W6", "PyTorch", "memory", chain_eager)] + model_variants()

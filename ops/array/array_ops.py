@@ -20,6 +20,7 @@ from ..dispatch import apply_op
 from ..op_helpers import apply_unary
 from ..shape_rules import same_as_input
 from ..tensor_util import constant_value, shape_from_tensor
+from .join_ops import stack
 
 _state = context.state
 
@@ -32,6 +33,10 @@ def _static_shape_or_tensor(shape: Any):
     (ValueError)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
+    if (_state.graph is not None and isinstance(shape, (list, tuple))
+            and any(isinstance(d, Tensor) for d in shape)):
+        # [tf.shape(x)[0], -1] building a graph: packed into one int32 vector, as TF does.
+        return stack([convert_to_tensor(d, dtype=dtypes.int32) for d in shape], name="shape")
     array = int_array_arg(shape, "shape")
     if isinstance(array, Tensor):
         return array
@@ -125,8 +130,15 @@ def rank(input: Any, name: Optional[str] = None):  # noqa: A002
 
 
 # -- reshape ----------------------------------------------------------------
+def _dims(shape) -> Any:
+    """A 1-D shape array as Python ints (tolist: one C call, not one int() per dim)."""
+    if type(shape) is np.ndarray and shape.ndim == 1 and shape.dtype.kind in "iu":
+        return shape.tolist()
+    return tuple(int(d) for d in shape)
+
+
 def _reshape_kernel(x, shape):
-    return np.reshape(x, tuple(int(d) for d in shape))
+    return np.reshape(x, _dims(shape))
 
 
 def _reshape_infer(inputs, attrs):
@@ -271,7 +283,7 @@ def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None):  # noq
 
 # -- broadcasting -------------------------------------------------------------
 def _broadcast_to_kernel(x, shape):
-    dims = tuple(int(d) for d in shape)
+    dims = tuple(_dims(shape))
     if min(dims, default=0) >= 0:   # TF allocates the result (NumPy's is a view)
         check_allocation("BroadcastTo", dims, x.dtype)
     return np.broadcast_to(x, dims)

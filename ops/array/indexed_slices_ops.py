@@ -59,6 +59,11 @@ def _gather_kernel(params, indices, *, axis, batch_dims=0):
         raise InvalidArgumentError(None, None, f"GatherV2: Expected axis in the range "
                                    f"[{-params.ndim}, {params.ndim}), but got {axis}")
     size = params.shape[axis]
+    if indices.ndim == 0:  # one row (a loop reading its stacks): no min/max reductions
+        index = int(indices)
+        if not 0 <= index < size:
+            raise ValueError(f"indices = {index} is not in [0, {size})")
+        return np.take(params, index, axis=axis)
     if indices.size and (indices.max() >= size or indices.min() < 0):
         bad = indices.max() if indices.max() >= size else indices.min()
         raise ValueError(f"indices = {bad} is not in [0, {size})")

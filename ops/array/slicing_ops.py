@@ -10,6 +10,8 @@ of their value is known statically.
 """
 from __future__ import annotations
 
+import functools
+
 import builtins
 from typing import Any, List, Optional, Sequence
 
@@ -31,11 +33,18 @@ MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axi
 # -- spec expansion (shared by kernels and shape rules) ---------------------
 def expand_specs(n: int, attrs: dict, rank: int) -> List[tuple]:
     """The n slice specs against an input of `rank` as (kind, spec index, input axis)
-    with kind in slice/shrink/new/full ('full' fills the ellipsis and the tail)."""
-    ellipsis = attrs["ellipsis_mask"] & ((1 << n) - 1)
+    with kind in slice/shrink/new/full ('full' fills the ellipsis and the tail).
+    Memoised per (n, masks, rank): a loop body slices the same way every iteration."""
+    return _expanded(n, attrs["ellipsis_mask"], attrs["new_axis_mask"],
+                     attrs["shrink_axis_mask"], rank)
+
+
+@functools.lru_cache(maxsize=1024)
+def _expanded(n: int, ellipsis_mask: int, new_axis: int, shrink: int,
+              rank: int) -> List[tuple]:
+    ellipsis = ellipsis_mask & ((1 << n) - 1)
     if bin(ellipsis).count("1") > 1:
         raise ValueError("Multiple ellipses in slice spec not allowed")
-    new_axis = attrs["new_axis_mask"]
     consumed = sum(1 for i in range(n) if not (ellipsis | new_axis) & (1 << i))
     if consumed > rank:
         raise ValueError(f"Index out of range using input dim {rank}; input has only "
@@ -50,7 +59,7 @@ def expand_specs(n: int, attrs: dict, rank: int) -> List[tuple]:
                 axis += 1
         elif new_axis & bit:
             specs.append(("new", i, None))
-        elif attrs["shrink_axis_mask"] & bit:
+        elif shrink & bit:
             specs.append(("shrink", i, axis))
             axis += 1
         else:
@@ -59,7 +68,7 @@ def expand_specs(n: int, attrs: dict, rank: int) -> List[tuple]:
     while axis < rank:
         specs.append(("full", None, axis))
         axis += 1
-    return specs
+    return tuple(specs)  # type: ignore[return-value]  # shared: read-only
 
 
 def _check_index(index: int, dim: int, axis: int) -> None:

@@ -88,7 +88,7 @@ class GraphFunction:
         self.output_specs = [(t.dtype, t.shape) for t in self.outputs]
         self._plan: Optional[Tuple[Any, int]] = None
         self._backward: Dict[Tuple[int, ...], Any] = {}
-        self._extended: Dict[Tuple[int, ...], GraphFunction] = {}
+        self._extended: Dict[Tuple[Any, ...], GraphFunction] = {}
         self._input_index = {id(t): i for i, t in enumerate(self.inputs)}
         self.effect_ops, self.is_stateful = graph_effects(graph)
         self._output_index: Dict[int, int] = {}
@@ -106,7 +106,8 @@ class GraphFunction:
             # Ops with side effects run even when no output depends on them, in
             # program order (op ids), as TF's automatic control dependencies do.
             effects = self.effect_ops
-            plan = compile_plan(self.graph, self.outputs + effects, self.inputs, self.name)
+            plan = compile_plan(self.graph, self.outputs + effects, self.inputs, self.name,
+                                quiet=True)
             # One assignment publishes plan and effect count together: a thread
             # calling concurrently sees both or neither.
             compiled = self._plan = (plan, len(effects))
@@ -129,6 +130,16 @@ class GraphFunction:
         if fn is None:
             fn = self._extended[key] = GraphFunction(self.graph, self.inputs,
                                                      self.outputs + list(extra))
+        return fn
+
+    def subset(self, keep: Sequence[int]) -> "GraphFunction":
+        """The same function returning only its outputs at positions `keep` (cached):
+        its plan runs only the ops those outputs need."""
+        key = ("subset",) + tuple(keep)
+        fn = self._extended.get(key)
+        if fn is None:
+            fn = self._extended[key] = GraphFunction(self.graph, self.inputs,
+                                                     [self.outputs[k] for k in keep])
         return fn
 
     # -- gradients --------------------------------------------------------

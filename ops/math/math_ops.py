@@ -30,6 +30,7 @@ def _quiet(func):
         with np.errstate(all="ignore"):
             return func(*args)
     kernel.__name__ = getattr(func, "__name__", "kernel")
+    kernel.plan_kernel = func  # plans run under errstate already
     return kernel
 
 
@@ -57,7 +58,20 @@ def _floor_div(x, y):
 
 FLOOR_DIV = _binary("FloorDiv", _floor_div)
 FLOOR_MOD = _binary("FloorMod", _quiet(np.mod))
-POW = _binary("Pow", _quiet(np.power), grad_inputs=None, grad_outputs=(0,))
+def _pow_kernel(x, y):
+    """x ** y. A float32 cube (GELU's tanh form cubes every activation) is two float64
+    products rounded once: NumPy's float32 power runs ~100x slower than that, and is
+    no closer to the correctly rounded cube."""
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float32 and np.ndim(y) == 0 and y == 3:
+            wide = x.astype(np.float64)
+            cube = wide * wide
+            cube *= wide
+            return cube.astype(np.float32)
+        return np.power(x, y)
+
+
+POW = _binary("Pow", _pow_kernel, grad_inputs=None, grad_outputs=(0,))
 MAXIMUM = _binary("Maximum", np.maximum, "fiu")
 MINIMUM = _binary("Minimum", np.minimum, "fiu")
 
@@ -130,13 +144,23 @@ SIGN = _unary("Sign", np.sign, "fiu", grad_inputs=())
 
 
 def _sigmoid(x):
+    if x.dtype.kind != "c":
+        return _stable_sigmoid(x)  # exp(-|x|) <= 1: nothing overflows
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-x)) if x.dtype.kind == "c" else _stable_sigmoid(x)
+        return 1.0 / (1.0 + np.exp(-x))
 
 
 def _stable_sigmoid(x):
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    """1 / (1 + e) where x >= 0, else e / (1 + e), e = exp(-|x|): one division, in place
+    on two fresh arrays (x may be a strided view, e.g. a split's gate)."""
+    if type(x) is not np.ndarray or x.ndim == 0:
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    e = np.abs(x)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    denominator = e + _one(e.dtype)
+    return np.divide(np.where(x >= 0, _one(e.dtype), e), denominator, out=denominator)
 
 
 SIGMOID = _unary("Sigmoid", _sigmoid, grad_inputs=(), grad_outputs=(0,))

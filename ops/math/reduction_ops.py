@@ -159,6 +159,11 @@ def _mean(x, axis, keepdims, dtype=None):
             return total
         with np.errstate(all="ignore"):
             return np.true_divide(total, 0)
+    if x.dtype == np.float32 or x.dtype == np.float64:
+        # np.mean's own arithmetic (a pairwise sum, then one division by the count)
+        # without its Python-level wrapper: ~3 us less per call in loop bodies.
+        total = np.add.reduce(x, axis=axis, keepdims=keepdims)
+        return np.true_divide(total, x.size // max(np.size(total), 1))
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 

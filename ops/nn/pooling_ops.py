@@ -32,10 +32,58 @@ def _check_input(x, ksize, strides) -> None:
     check_rank4(x.shape, "input")
 
 
+def _tiled_windows(x, ksize, strides, padding):
+    """[N, OH, KH, OW, KW, C] windows of `x` when they tile it without overlap or
+    padding (ksize == strides, the common 2x2/2 pooling): a reshape of `x`, else None."""
+    kh, kw = ksize[1], ksize[2]
+    if (kh, kw) != (strides[1], strides[2]):
+        return None
+    n, h, w, c = x.shape
+    if padding == "SAME" and (h % kh or w % kw):
+        return None  # SAME pads the last window: the general path
+    oh, ow = h // kh, w // kw
+    if oh == 0 or ow == 0:
+        return None
+    return x[:, :oh * kh, :ow * kw, :].reshape(n, oh, kh, ow, kw, c)
+
+
 def _max_pool(x, *, ksize, strides, padding):
     _check_input(x, ksize, strides)
+    tiles = _tiled_windows(x, ksize, strides, padding)
+    if tiles is not None:
+        return _tile_max(tiles)
     patches, _ = window_patches(x, ksize[1], ksize[2], strides, padding, pad_value=_lowest(x.dtype))
     return patches.max(axis=(3, 4))
+
+
+def _tile_max(tiles):
+    """The max of each tile, one np.maximum per tap (max's NaN rule: NaN wins)."""
+    out = tiles[:, :, 0, :, 0, :].copy()
+    for i in range(tiles.shape[2]):
+        for j in range(tiles.shape[4]):
+            if i or j:
+                np.maximum(out, tiles[:, :, i, :, j, :], out=out)
+    return out
+
+
+def _first_max_masks(tiles, y):
+    """(i, j, mask) per tap, in row-major order: mask marks the windows whose first
+    maximum (np.argmax's choice: the first NaN where there is one) is at tap i, j."""
+    has_nan = y.dtype.kind in "fc" and bool(np.isnan(y).any())
+    taken = None
+    for i in range(tiles.shape[2]):
+        for j in range(tiles.shape[4]):
+            tap = tiles[:, :, i, :, j, :]
+            hit = tap == y
+            if has_nan:
+                hit |= np.isnan(tap)
+            if taken is None:
+                taken = hit.copy()
+                yield i, j, hit
+            else:
+                hit &= ~taken
+                taken |= hit
+                yield i, j, hit
 
 
 def _check_pool_grad(x, y, ksize, strides, padding) -> None:
@@ -58,6 +106,22 @@ def _window_argmax(x, ksize, strides, padding):
 def _max_pool_grad(x, y, grad, *, ksize, strides, padding):
     _check_pool_grad(x, y, ksize, strides, padding)
     _check_pool_grad(x, grad, ksize, strides, padding)
+    tiles = _tiled_windows(x, ksize, strides, padding)
+    if tiles is not None:  # routed tap by tap: no argmax over materialised windows
+        n, oh, kh, ow, kw, c = tiles.shape
+        finite = grad.dtype.kind not in "fc" or bool(np.isfinite(grad).all())
+        # grad * mask is the fast form; a NaN or inf in grad must still leave 0 elsewhere.
+        routed = (np.empty if finite else np.zeros)(tiles.shape, grad.dtype)
+        for i, j, mask in _first_max_masks(tiles, _tile_max(tiles)):
+            if finite:
+                np.multiply(grad, mask, out=routed[:, :, i, :, j, :])
+            else:
+                np.copyto(routed[:, :, i, :, j, :], grad, where=mask)
+        if routed.shape[1] * kh == x.shape[1] and routed.shape[3] * kw == x.shape[2]:
+            return routed.reshape(x.shape)
+        out = np.zeros(x.shape, grad.dtype)
+        out[:, :oh * kh, :ow * kw, :] = routed.reshape(n, oh * kh, ow * kw, c)
+        return out
     winner = _window_argmax(x, ksize, strides, padding)
     kw = ksize[2]
     zero = np.zeros((), grad.dtype)
@@ -70,6 +134,13 @@ def _max_pool_grad_grad(x, y, grad, *, ksize, strides, padding):
     _check_pool_grad(x, y, ksize, strides, padding)
     if grad.shape != x.shape:
         raise ValueError(f"grad has shape {list(grad.shape)}, expected {list(x.shape)}")
+    tiles = _tiled_windows(x, ksize, strides, padding)
+    if tiles is not None:
+        grad_tiles = _tiled_windows(grad, ksize, strides, padding)
+        out = np.zeros(tiles[:, :, 0, :, 0, :].shape, grad.dtype)
+        for i, j, mask in _first_max_masks(tiles, _tile_max(tiles)):
+            np.copyto(out, grad_tiles[:, :, i, :, j, :], where=mask)
+        return out
     winner = _window_argmax(x, ksize, strides, padding)
     patches, _ = window_patches(grad, ksize[1], ksize[2], strides, padding)
     n, oh, ow, kh, kw, c = patches.shape

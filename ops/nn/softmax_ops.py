@@ -49,8 +49,10 @@ def _softmax(x, *, axis):
     _check_axis(x.ndim, axis)
     if x.size == 0:  # nothing to normalise (np.max has no identity)
         return np.empty_like(x)
-    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return exps / np.sum(exps, axis=axis, keepdims=True)
+    exps = np.subtract(x, np.max(x, axis=axis, keepdims=True))  # one fresh array, then in place
+    np.exp(exps, out=exps)
+    exps /= np.sum(exps, axis=axis, keepdims=True)
+    return exps
 
 
 def _log_softmax(x, *, axis):
