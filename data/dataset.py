@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 import numpy as np
 
 from ..eager import context
+from ..eager.execute import EAGER_RESOURCES
 from ..framework import errors
 from . import structure
 from .options import Options
@@ -24,6 +25,25 @@ UNKNOWN_CARDINALITY = -2
 _state = context.state
 
 
+class BoundResources:
+    """A resource store (a Session's, or eager mode's) with the values bound to the
+    graph tensors the pipeline captured: what the pipeline's functions run with in
+    a TF1 iterator (their captured placeholders, constants and variable handles)."""
+
+    def __init__(self, store: Any, bindings: Dict[int, Any]) -> None:
+        self.store = EAGER_RESOURCES if store is None else store
+        self.bindings = bindings
+
+    def read(self, variable: Any) -> Any:
+        return self.store.read(variable)
+
+    def write(self, variable: Any, value: Any) -> None:
+        self.store.write(variable, value)
+
+    def __getattr__(self, name: str) -> Any:  # the store's optional methods
+        return getattr(self.store, name)
+
+
 class IterationContext:
     """What one iteration of a pipeline runs with: values of the graph tensors the
     pipeline was built from (a TF1 initializable iterator's feeds), the resource
@@ -32,7 +52,7 @@ class IterationContext:
     def __init__(self, bindings: Optional[Dict[int, Any]] = None, resources: Any = None,
                  options: Optional[Options] = None) -> None:
         self.bindings = bindings or {}
-        self.resources = resources
+        self.resources = BoundResources(resources, self.bindings) if bindings else resources
         self.options = options or Options()
 
     def value_of(self, leaf: Any) -> Any:
@@ -82,11 +102,12 @@ class Dataset:
         return self._inputs
 
     def graph_tensors(self) -> list:
-        """The graph tensors the pipeline's sources hold (bound when iterated)."""
-        found = []
+        """The graph tensors the pipeline's sources hold and its functions capture
+        (bound when iterated), each once."""
+        found = list(getattr(getattr(self, "function", None), "graph_captures", ()))
         for dataset in self._inputs:
             found.extend(dataset.graph_tensors())
-        return found
+        return list({id(t): t for t in found}.values())
 
     # -- structure ------------------------------------------------------------
     @property

@@ -8,6 +8,7 @@ and are joined there (threads.py), so no thread outlives its iterator.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Iterator, Optional
 
 from ..eager import context
@@ -29,8 +30,10 @@ class OwnedIterator:
         if context.state.graph is not None:
             # a kernel of a graph being run (a Session in graph mode): the pipeline's
             # Python functions must run eagerly, so the pipeline runs on its own thread,
-            # with eager mode's resources (it must not keep the Session alive)
-            elements = prefetched(dataset.run_eagerly(None, bindings), 1, "graph_iterator")
+            # with the Session's resources held weakly (it must not keep the Session
+            # alive; Session.close() releases the iterator first)
+            store = None if resources is None else weakref.proxy(resources)
+            elements = prefetched(dataset.run_eagerly(store, bindings), 1, "graph_iterator")
         else:
             elements = dataset.run_eagerly(resources, bindings)
         self._elements: Optional[Iterator[tuple]] = elements
