@@ -55,6 +55,11 @@ class IteratorState:
         self.iterator = iterator
         self.fetched: Optional[tuple] = None
 
+    def release(self) -> None:
+        """Stops the pipeline (its threads are joined): Session.close() calls it."""
+        self.fetched = None
+        self.iterator.close()
+
 
 def _state(resources: Any, resource: IteratorResource, start: bool,
            bindings: Optional[dict] = None) -> IteratorState:

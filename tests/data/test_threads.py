@@ -154,3 +154,38 @@ def test_parallel_interleave_keeps_the_sequential_order():
                                                       num_parallel_calls=3)]
     assert parallel == sequential
     assert not wait_for_no_data_threads()
+
+
+def _graph_pipeline(graph):
+    with graph.as_default():
+        dataset = dg.compat.v1.data.Dataset.range(10_000).map(
+            lambda x: x * 2, num_parallel_calls=2).prefetch(4)
+        one_shot = dg.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+        initializable = dg.compat.v1.data.make_initializable_iterator(dataset.repeat())
+        return one_shot, initializable, initializable.get_next()
+
+
+@pytest.mark.parametrize("closing", ["close", "with"])
+def test_session_close_stops_the_threads_of_the_iterators_it_ran(closing):
+    assert wait_for_no_data_threads() == []
+    graph = dg.Graph()
+    one_shot, initializable, next_value = _graph_pipeline(graph)
+    with graph.as_default():
+        sess = dg.compat.v1.Session()
+        if closing == "with":
+            with sess:
+                assert [sess.run(one_shot) for _ in range(3)] == [0, 2, 4]
+                sess.run(initializable.initializer)
+                assert sess.run(next_value) == 0
+                assert data_threads()          # the pipelines are running
+        else:
+            assert [sess.run(one_shot) for _ in range(3)] == [0, 2, 4]
+            sess.run(initializable.initializer)
+            assert sess.run(next_value) == 0
+            assert data_threads()
+            sess.close()
+    # joined by close itself: no garbage collection, no waiting
+    assert data_threads() == []
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(one_shot)
+    assert graph is not None and sess is not None      # both still referenced
