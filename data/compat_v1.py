@@ -13,6 +13,7 @@ from ..eager import context
 from ..framework import dtypes
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .graph_ops import GraphIterator
+from .ignoring import ignore_errors
 from .iterator import OwnedIterator
 from .options import Options
 from .slicing import assert_cardinality, cardinality
@@ -82,6 +83,9 @@ class DatasetV1(Dataset):
     def blocks(self, ctx: Any, size: int) -> Any:
         return self._dataset.blocks(ctx, size)
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def make_one_shot_iterator(self) -> Any:
         return make_one_shot_iterator(self)
 
@@ -122,6 +126,7 @@ for _name in ("from_tensor_slices", "from_tensors", "range", "from_generator", "
 for _name in ("concatenate", "map", "filter", "batch", "padded_batch", "unbatch", "rebatch",
               "repeat", "take", "skip", "shard", "enumerate", "shuffle", "flat_map",
               "interleave", "window", "scan", "take_while", "unique", "cache", "prefetch",
+              "ignore_errors",
               "assert_cardinality", "apply", "with_options"):
     setattr(DatasetV1, _name, _v1_method(getattr(Dataset, _name)))
 
@@ -148,6 +153,7 @@ NAMES = {
     "Iterator": GraphIterator,
     "experimental": types.SimpleNamespace(
         AUTOTUNE=AUTOTUNE, cardinality=cardinality, assert_cardinality=assert_cardinality,
+        ignore_errors=ignore_errors,
         INFINITE_CARDINALITY=INFINITE_CARDINALITY, UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY,
         __name__="duograd.compat.v1.data.experimental"),
 }

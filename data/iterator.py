@@ -14,7 +14,7 @@ from typing import Any, Iterator, Optional
 from ..eager import context
 from ..framework import errors
 from . import structure
-from .dataset import Dataset
+from .dataset import Dataset, ErrorElement
 from .threads import prefetched
 
 END_OF_SEQUENCE = "End of sequence"
@@ -33,9 +33,10 @@ class OwnedIterator:
             # with the Session's resources held weakly (it must not keep the Session
             # alive; Session.close() releases the iterator first)
             store = None if resources is None else weakref.proxy(resources)
-            elements = prefetched(dataset.run_eagerly(store, bindings), 1, "graph_iterator")
+            elements = prefetched(dataset.run_eagerly(store, bindings, True), 1,
+                                  "graph_iterator")
         else:
-            elements = dataset.run_eagerly(resources, bindings)
+            elements = dataset.run_eagerly(resources, bindings, True)
         self._elements: Optional[Iterator[tuple]] = elements
         self._lock = threading.Lock()
 
@@ -50,7 +51,7 @@ class OwnedIterator:
             if elements is None:
                 return None
             try:
-                return next(elements)
+                element = next(elements)
             except StopIteration:
                 self._elements = None
                 return None
@@ -59,6 +60,10 @@ class OwnedIterator:
                 # next call ends the iteration instead of running a dead generator
                 self._elements = None
                 raise
+        if type(element) is ErrorElement:
+            # an element's error: raised here, and the iteration goes on after it
+            raise element.error
+        return element
 
     def __iter__(self) -> "OwnedIterator":
         return self
