@@ -72,7 +72,7 @@ class BatchDataset(Dataset):
     def error_elements_to_inputs(self, aware: bool) -> bool:
         return aware
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         size = self._size
         blocks = self._inputs[0].blocks(ctx, size)
         if blocks is not None:   # consecutive elements already as one block each

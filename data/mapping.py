@@ -116,7 +116,7 @@ class FilterDataset(Dataset):
     def error_elements_to_inputs(self, aware: bool) -> bool:
         return aware
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         predicate, resources = self.function, ctx.resources
         if not ctx.gives_error_elements(self):
             for element in self._inputs[0].elements(ctx):
