@@ -186,6 +186,17 @@ class DatasetsFromFunction:
         self._dataset = dataset_fn(input_context)
         self._local = local_replicas
 
+    def graph_iterator(self) -> Any:
+        """AutoGraph's `for batch in datasets:` inside dg.function, with one local
+        replica (a worker's pipeline is its replica's): a loop over the pipeline's
+        iterator ops. Several replicas in one process iterate eagerly."""
+        graph_iterator = getattr(self._dataset, "graph_iterator", None)
+        if graph_iterator is None or self._local != 1:
+            raise RuntimeError("distribute_datasets_from_function's datasets are iterated "
+                               "inside dg.function with one replica per process only (and a "
+                               "dg.data.Dataset): loop over them eagerly.")
+        return graph_iterator()
+
     def __iter__(self) -> Iterator[Any]:
         iterator = iter(self._dataset)
         while True:

@@ -172,6 +172,23 @@ def test_distributed_dataset_loop_in_a_function_gives_per_replica_shards():
         assert float(first) == 18.0 and int(second) == 270
 
 
+def test_datasets_from_function_loop_inside_a_function_with_one_replica():
+    strategy = dg.distribute.MirroredStrategy(["/cpu:0"])
+    datasets = strategy.distribute_datasets_from_function(
+        lambda context: D.range(10).batch(context.get_per_replica_batch_size(4)))
+
+    @dg.function
+    def total():
+        t = dg.constant(0, dg.int64)
+        for batch in datasets:
+            t += strategy.run(lambda b: dg.reduce_sum(b) * dg.size(b, out_type=dg.int64),
+                              args=(batch,))
+        return t
+
+    # batches [0..3], [4..7], [8, 9]: 6 * 4 + 22 * 4 + 17 * 2
+    assert int(total()) == int(total()) == 146
+
+
 def test_mirrored_run_of_several_replicas_inside_a_function_is_refused():
     import pytest
     strategy = dg.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
