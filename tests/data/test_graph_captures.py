@@ -111,3 +111,15 @@ def test_map_reading_an_uninitialized_variable_raises_tf_class():
             sess.run(iterator.initializer)
             with pytest.raises(dg.errors.FailedPreconditionError, match="uninitialized"):
                 sess.run(next_element)
+
+
+def test_scan_capturing_a_placeholder():
+    with dg.Graph().as_default():
+        step = v1.placeholder(dg.int64, [])
+        dataset = D.range(4).scan(dg.constant(0, dg.int64),
+                                  lambda total, x: (total + x * step, total))
+        iterator = v1.data.make_initializable_iterator(dataset)
+        next_element = iterator.get_next()
+        with v1.Session() as sess:
+            sess.run(iterator.initializer, feed_dict={step: 2})
+            assert _drain(sess, next_element) == [0, 0, 2, 6]     # TF: [0, 0, 2, 6]
