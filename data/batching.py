@@ -223,8 +223,14 @@ class UnbatchDataset(Dataset):
             return n * dims.pop()
         return 0 if n == 0 else UNKNOWN_CARDINALITY
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         for batch in self._inputs[0].elements(ctx):
+            if type(batch) is ErrorElement:
+                yield batch
+                continue
             sizes = {part.shape[0] for part in batch}
             if len(sizes) != 1:
                 raise errors.InvalidArgumentError(

@@ -53,6 +53,12 @@ CASES = {   # TF 2.21's sequences
         [-0.5, -1.0, 1.0, 0.5, "STOP"]),
     "parallel_ignore": (lambda: D.range(5).map(inverse, num_parallel_calls=2)
                         .prefetch(1).ignore_errors(), [-0.5, -1.0, 1.0, 0.5, "STOP"]),
+    "take": (lambda: D.range(5).map(inverse).take(3),
+             [-0.5, -1.0, "InvalidArgumentError", 1.0, "STOP"]),
+    "repeat": (lambda: D.range(5).map(inverse).repeat(2),
+               [-0.5, -1.0, "InvalidArgumentError", 1.0, 0.5] * 2 + ["STOP"]),
+    "unbatch": (lambda: D.range(5).map(inverse).batch(2).unbatch(),
+                [-0.5, -1.0, "InvalidArgumentError", 0.5, "STOP"]),
     "generator_ignore": (lambda: D.from_generator(
         generator_failing_after_one, output_signature=dg.TensorSpec([], dg.int32))
         .ignore_errors(), [1, "STOP"]),
