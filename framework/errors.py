@@ -53,6 +53,14 @@ class DataLossError(OpError):
     """Unrecoverable data loss or corruption (e.g. a damaged checkpoint file)."""
 
 
+class UnknownError(OpError):
+    """An error of no other class (e.g. a Python exception in a dataset's generator)."""
+
+
+class ResourceExhaustedError(OpError):
+    """A resource ran out (e.g. memory)."""
+
+
 class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where a Python value is needed (bool, iteration,
     a name) while building a graph."""
@@ -61,4 +69,4 @@ class OperatorNotAllowedInGraphError(TypeError):
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
            "OperatorNotAllowedInGraphError", "DeadlineExceededError", "UnavailableError",
-           "DataLossError"]
+           "DataLossError", "UnknownError", "ResourceExhaustedError"]

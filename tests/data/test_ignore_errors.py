@@ -59,6 +59,9 @@ CASES = {   # TF 2.21's sequences
                [-0.5, -1.0, "InvalidArgumentError", 1.0, 0.5] * 2 + ["STOP"]),
     "unbatch": (lambda: D.range(5).map(inverse).batch(2).unbatch(),
                 [-0.5, -1.0, "InvalidArgumentError", 0.5, "STOP"]),
+    "generator": (lambda: D.from_generator(
+        generator_failing_after_one, output_signature=dg.TensorSpec([], dg.int32)),
+        [1, "InvalidArgumentError", "STOP"]),
     "generator_ignore": (lambda: D.from_generator(
         generator_failing_after_one, output_signature=dg.TensorSpec([], dg.int32))
         .ignore_errors(), [1, "STOP"]),
