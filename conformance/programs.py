@@ -300,3 +300,57 @@ def forward_over_back_hessian_in_map_fn_in_function(tf):
 
     hessian = tf.function(lambda x: tf.map_fn(lambda t: hvp(x, t), tf.eye(4), dtype=tf.float32))
     return hessian(tf.constant([0.5, -1.0, 2.0, 0.25]))
+
+
+# -- tf.data: TF1 captures, element errors, ignore_errors (issue 23) ------------------
+def _drain_with_errors(tf, dataset):
+    iterator, out = iter(dataset), []
+    for _ in range(12):
+        try:
+            out.append(next(iterator))
+        except StopIteration:
+            break
+        except tf.errors.OpError as error:
+            out.append(error)
+    return out
+
+
+def _inverse(tf):
+    return lambda x: tf.debugging.check_numerics(1.0 / tf.cast(x - 2, tf.float32), "boom")
+
+
+@program
+def data_iteration_goes_on_after_an_element_error(tf):
+    d = tf.data.Dataset
+    return [_drain_with_errors(tf, d.range(5).map(_inverse(tf))),
+            _drain_with_errors(tf, d.range(5).map(_inverse(tf)).batch(2)),
+            _drain_with_errors(tf, d.range(5).filter(lambda x: _inverse(tf)(x) > 0)),
+            _drain_with_errors(tf, d.range(5).map(_inverse(tf)).ignore_errors()),
+            _drain_with_errors(tf, d.range(5).map(_inverse(tf)).apply(
+                tf.data.experimental.ignore_errors()).batch(2))]
+
+
+@program
+def data_tf1_iterators_capture_placeholders_constants_variables(tf):
+    v1 = tf.compat.v1
+    out = []
+    with tf.Graph().as_default():
+        scale = v1.placeholder(tf.float32, [])
+        w = v1.get_variable("w", initializer=2.0, use_resource=True)
+        d = v1.data.Dataset.range(3)
+        fed = v1.data.make_initializable_iterator(
+            d.map(lambda x: tf.cast(x, tf.float32) * scale * w))
+        const = v1.data.make_one_shot_iterator(
+            d.map(lambda x: tf.cast(x, tf.float32) * (tf.constant(2.0) * 3.0)))
+        out.append(attempt(lambda: v1.data.make_one_shot_iterator(
+            d.map(lambda x: tf.cast(x, tf.float32) * scale))))
+        out.append(attempt(lambda: v1.data.make_one_shot_iterator(
+            d.map(lambda x: tf.cast(x, tf.float32) * w))))
+        fed_next, const_next = fed.get_next(), const.get_next()
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            sess.run(fed.initializer, feed_dict={scale: 1.5})
+            out.append([sess.run(fed_next) for _ in range(3)])
+            out.append(attempt(lambda: sess.run(fed_next)))
+            out.append([sess.run(const_next) for _ in range(3)])
+    return out

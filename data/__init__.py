@@ -10,6 +10,7 @@ from __future__ import annotations
 import types
 
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, DatasetV2
+from .ignoring import ignore_errors
 from .iterator import OwnedIterator as Iterator
 from .options import AutoShardPolicy, DistributeOptions, Options, ThreadingOptions
 from .options import OptimizationOptions
@@ -21,7 +22,7 @@ experimental = types.SimpleNamespace(
     UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality,
     assert_cardinality=assert_cardinality, AutoShardPolicy=AutoShardPolicy,
     DistributeOptions=DistributeOptions, OptimizationOptions=OptimizationOptions,
-    ThreadingOptions=ThreadingOptions, DatasetSpec=DatasetSpec,
+    ThreadingOptions=ThreadingOptions, DatasetSpec=DatasetSpec, ignore_errors=ignore_errors,
     __name__="duograd.data.experimental")
 
 __all__ = ["Dataset", "DatasetV2", "Iterator", "Options", "ThreadingOptions", "DatasetSpec",

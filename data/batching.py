@@ -11,7 +11,8 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from . import structure
-from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IterationContext
+from .dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, ErrorElement,
+                      IterationContext)
 from .slicing import UnknownInt, as_int
 
 
@@ -68,12 +69,17 @@ class BatchDataset(Dataset):
     def cardinality_value(self) -> int:
         return _batched_cardinality(self._inputs[0].cardinality_value(), self._size, self._drop)
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         size = self._size
         blocks = self._inputs[0].blocks(ctx, size)
         if blocks is not None:   # consecutive elements already as one block each
             for block in blocks:
-                if self._drop and block[0].shape[0] < size:
+                if type(block) is ErrorElement:
+                    yield block
+                elif self._drop and block[0].shape[0] < size:
                     return
                 yield block
             return
@@ -82,7 +88,10 @@ class BatchDataset(Dataset):
             group = list(itertools.islice(upstream, size))
             if not group or (self._drop and len(group) < size):
                 return
-            yield batch_elements(group)
+            # a batch holding an element that raised is that error (the whole batch
+            # is lost, as TF's fused map-and-batch loses it)
+            failed = next((e for e in group if type(e) is ErrorElement), None)
+            yield batch_elements(group) if failed is None else failed
 
 
 def _padded_shape(value: Any) -> Any:
@@ -214,8 +223,14 @@ class UnbatchDataset(Dataset):
             return n * dims.pop()
         return 0 if n == 0 else UNKNOWN_CARDINALITY
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         for batch in self._inputs[0].elements(ctx):
+            if type(batch) is ErrorElement:
+                yield batch
+                continue
             sizes = {part.shape[0] for part in batch}
             if len(sizes) != 1:
                 raise errors.InvalidArgumentError(

@@ -10,8 +10,10 @@ import types
 from typing import Any, Optional
 
 from ..eager import context
+from ..framework import dtypes
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .graph_ops import GraphIterator
+from .ignoring import ignore_errors
 from .iterator import OwnedIterator
 from .options import Options
 from .slicing import assert_cardinality, cardinality
@@ -21,13 +23,34 @@ def make_one_shot_iterator(dataset: Dataset) -> Any:
     """An iterator that starts itself on first use (eagerly: `iter(dataset)`)."""
     if context.state.graph is None:
         return OwnedIterator(dataset)
-    tensors = dataset.graph_tensors()
-    if tensors:
-        raise ValueError(f"Failed to create a one-shot iterator for a dataset built from the "
-                         f"graph tensors {tensors}: `make_one_shot_iterator()` does not support "
-                         "datasets that capture stateful objects or placeholders; use "
-                         "`make_initializable_iterator()`.")
+    check_capturable_by_value(dataset.graph_tensors())
     return GraphIterator(dataset, one_shot=True, name="OneShotIterator")
+
+
+def check_capturable_by_value(tensors: list) -> None:
+    """TF's check that a one-shot iterator's dataset captures no placeholder and no
+    stateful op (a variable), the tensors nor anything they are computed from: a
+    one-shot iterator captures its dataset by value. The graph is walked with a
+    work list (no recursion on its depth)."""
+    seen: set = set()
+    pending = [t.op for t in tensors]
+    while pending:
+        op = pending.pop()
+        if op.id in seen:
+            continue
+        seen.add(op.id)
+        if op.type in ("Placeholder", "PlaceholderWithDefault"):
+            raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) "
+                             "by value.")
+        if op.op_def.stateful or any(t.dtype == dtypes.resource for t in op.outputs):
+            raise ValueError(
+                f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) by value.: "
+                "A likely cause of this error is that the dataset for which you are calling "
+                "`make_one_shot_iterator()` captures a stateful object, such as a "
+                "`tf.Variable` or `tf.lookup.StaticHashTable`, which is not supported. Use "
+                "`make_initializable_iterator()` instead.")
+        pending.extend(t.op for t in op.inputs)
+        pending.extend(op.control_inputs)
 
 
 def make_initializable_iterator(dataset: Dataset, shared_name: Optional[str] = None) -> Any:
@@ -59,6 +82,9 @@ class DatasetV1(Dataset):
 
     def blocks(self, ctx: Any, size: int) -> Any:
         return self._dataset.blocks(ctx, size)
+
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
 
     def make_one_shot_iterator(self) -> Any:
         return make_one_shot_iterator(self)
@@ -100,6 +126,7 @@ for _name in ("from_tensor_slices", "from_tensors", "range", "from_generator", "
 for _name in ("concatenate", "map", "filter", "batch", "padded_batch", "unbatch", "rebatch",
               "repeat", "take", "skip", "shard", "enumerate", "shuffle", "flat_map",
               "interleave", "window", "scan", "take_while", "unique", "cache", "prefetch",
+              "ignore_errors",
               "assert_cardinality", "apply", "with_options"):
     setattr(DatasetV1, _name, _v1_method(getattr(Dataset, _name)))
 
@@ -126,6 +153,7 @@ NAMES = {
     "Iterator": GraphIterator,
     "experimental": types.SimpleNamespace(
         AUTOTUNE=AUTOTUNE, cardinality=cardinality, assert_cardinality=assert_cardinality,
+        ignore_errors=ignore_errors,
         INFINITE_CARDINALITY=INFINITE_CARDINALITY, UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY,
         __name__="duograd.compat.v1.data.experimental"),
 }

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 import numpy as np
 
 from ..eager import context
+from ..eager.execute import EAGER_RESOURCES
 from ..framework import errors
 from . import structure
 from .options import Options
@@ -24,6 +25,53 @@ UNKNOWN_CARDINALITY = -2
 _state = context.state
 
 
+class ErrorElement:
+    """An element whose computation raised an OpError (a map or filter function's
+    error), carried down the pipeline in the element's place: the iterator raises
+    it at that element and the iteration goes on (as TF's iterator does), and
+    `ignore_errors()` drops it. Only stages that know it are sent one (see
+    `error_aware_datasets`); elsewhere the error is raised where it happens."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def error_aware_datasets(top: "Dataset", consumer_aware: bool) -> set:
+    """The ids of the datasets whose consumer handles ErrorElements: `top`'s when its
+    consumer (an iterator) does, and the inputs of each dataset that passes them on
+    (its `error_elements_to_inputs`). A work list: no recursion on the depth."""
+    aware: set = set()
+    pending = [(top, consumer_aware)]
+    while pending:
+        dataset, is_aware = pending.pop()
+        if is_aware:
+            aware.add(id(dataset))
+        to_inputs = dataset.error_elements_to_inputs(is_aware)
+        pending.extend((source, to_inputs) for source in dataset.input_datasets())
+    return aware
+
+
+class BoundResources:
+    """A resource store (a Session's, or eager mode's) with the values bound to the
+    graph tensors the pipeline captured: what the pipeline's functions run with in
+    a TF1 iterator (their captured placeholders, constants and variable handles)."""
+
+    def __init__(self, store: Any, bindings: Dict[int, Any]) -> None:
+        self.store = EAGER_RESOURCES if store is None else store
+        self.bindings = bindings
+
+    def read(self, variable: Any) -> Any:
+        return self.store.read(variable)
+
+    def write(self, variable: Any, value: Any) -> None:
+        self.store.write(variable, value)
+
+    def __getattr__(self, name: str) -> Any:  # the store's optional methods
+        return getattr(self.store, name)
+
+
 class IterationContext:
     """What one iteration of a pipeline runs with: values of the graph tensors the
     pipeline was built from (a TF1 initializable iterator's feeds), the resource
@@ -32,8 +80,13 @@ class IterationContext:
     def __init__(self, bindings: Optional[Dict[int, Any]] = None, resources: Any = None,
                  options: Optional[Options] = None) -> None:
         self.bindings = bindings or {}
-        self.resources = resources
+        self.resources = BoundResources(resources, self.bindings) if bindings else resources
         self.options = options or Options()
+        self.error_aware: set = set()   # see error_aware_datasets
+
+    def gives_error_elements(self, dataset: "Dataset") -> bool:
+        """Whether `dataset` sends an element's error on as an ErrorElement."""
+        return id(dataset) in self.error_aware
 
     def value_of(self, leaf: Any) -> Any:
         """A source's leaf as an array: graph tensors take their bound value."""
@@ -81,12 +134,18 @@ class Dataset:
     def input_datasets(self) -> tuple:
         return self._inputs
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        """Whether this dataset's inputs may send it ErrorElements, given whether its
+        consumer handles them (`aware`); a stage that passes them on returns `aware`."""
+        return False
+
     def graph_tensors(self) -> list:
-        """The graph tensors the pipeline's sources hold (bound when iterated)."""
-        found = []
+        """The graph tensors the pipeline's sources hold and its functions capture
+        (bound when iterated), each once."""
+        found = list(getattr(getattr(self, "function", None), "graph_captures", ()))
         for dataset in self._inputs:
             found.extend(dataset.graph_tensors())
-        return found
+        return list({id(t): t for t in found}.values())
 
     # -- structure ------------------------------------------------------------
     @property
@@ -163,10 +222,13 @@ class Dataset:
             raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
         return structure.pack(self._element_spec, first)
 
-    def run_eagerly(self, resources: Any = None, bindings: Optional[dict] = None
-                    ) -> Iterator[tuple]:
-        """The flat elements for one iteration (used by every iterator)."""
-        return self.elements(IterationContext(bindings, resources, self.options()))
+    def run_eagerly(self, resources: Any = None, bindings: Optional[dict] = None,
+                    error_elements: bool = False) -> Iterator[tuple]:
+        """The flat elements for one iteration (used by every iterator); with
+        `error_elements`, an element's error may come as an ErrorElement."""
+        ctx = IterationContext(bindings, resources, self.options())
+        ctx.error_aware = error_aware_datasets(self, error_elements)
+        return self.elements(ctx)
 
     # -- sources ----------------------------------------------------------------
     @staticmethod
@@ -312,6 +374,12 @@ class Dataset:
     def cache(self, filename: str = "", name: Optional[str] = None) -> "Dataset":
         from .caching import CacheDataset
         return CacheDataset(self, filename)
+
+    def ignore_errors(self, log_warning: bool = False, name: Optional[str] = None
+                      ) -> "Dataset":
+        """The elements whose computation did not raise (see ignoring.py)."""
+        from .ignoring import IgnoreErrorsDataset
+        return IgnoreErrorsDataset(self, log_warning)
 
     def prefetch(self, buffer_size: int, name: Optional[str] = None) -> "Dataset":
         from .prefetching import PrefetchDataset

@@ -11,7 +11,7 @@ from typing import Any, Callable, List, Sequence
 
 from ..autograph.conversion import convert
 from ..eager.execute import EAGER_RESOURCES
-from ..framework import nest
+from ..framework import errors, nest
 from ..framework.errors import OpError
 from ..framework.tensor import Tensor
 from ..framework.tensor_spec import TensorSpec
@@ -90,7 +90,15 @@ class StructuredFunction:
         kind = transformation[0].upper() + transformation[1:].replace("_", "")
         self._prefix = f"Error in user-defined function passed to {kind}Dataset " \
             "transformation: "
-        self._captures = [getattr(c, "array", c) for c in self._concrete.captured_inputs]
+        captured = list(self._concrete.captured_inputs)
+        self._captures = [getattr(c, "array", c) for c in captured]
+        # TF1 graph mode: captured tensors of the graph the dataset was built in
+        # (placeholders, constants, variable handles) take the values the iterator
+        # bound when it started (BoundResources.bindings)
+        self.graph_captures = [c for c in captured
+                               if isinstance(c, Tensor) and not hasattr(c, "array")]
+        self._graph_slots = [i for i, c in enumerate(captured)
+                             if isinstance(c, Tensor) and not hasattr(c, "array")]
 
     @property
     def graph(self) -> Any:
@@ -104,11 +112,29 @@ class StructuredFunction:
     def __call__(self, flat: Sequence[Any], resources: Any = None) -> tuple:
         """The outputs (flat arrays) for one element given as flat arrays; an error of
         the function names the transformation, keeping its class (as TF)."""
-        arrays = list(flat) + self._captures if self._captures else flat
+        captures = self._captures
+        if self._graph_slots:
+            captures = self._bound_captures(resources)
+        arrays = list(flat) + captures if captures else flat
         try:
             return self._graph_function.run(resources or EAGER_RESOURCES, arrays)
         except OpError as error:
             raise type(error)(error.node_def, error.op, self._prefix + error.message) from None
+
+    def _bound_captures(self, resources: Any) -> list:
+        bindings = getattr(resources, "bindings", None) or {}
+        captures = list(self._captures)
+        for slot in self._graph_slots:
+            tensor = self._captures[slot]
+            try:
+                captures[slot] = bindings[id(tensor)]
+            except KeyError:
+                raise errors.InvalidArgumentError(
+                    None, None, f"{self._prefix}the function captured the graph tensor "
+                    f"{tensor.name}: iterate the dataset with dg.compat.v1.data."
+                    "make_initializable_iterator (or make_one_shot_iterator) in a "
+                    "Session.") from None
+        return captures
 
     def call_structured(self, *tensors: Any) -> Any:
         """Calls the trace with tensors in the current mode (reduce, graph loops)."""

@@ -55,8 +55,14 @@ class IteratorState:
         self.iterator = iterator
         self.fetched: Optional[tuple] = None
 
+    def release(self) -> None:
+        """Stops the pipeline (its threads are joined): Session.close() calls it."""
+        self.fetched = None
+        self.iterator.close()
 
-def _state(resources: Any, resource: IteratorResource, start: bool) -> IteratorState:
+
+def _state(resources: Any, resource: IteratorResource, start: bool,
+           bindings: Optional[dict] = None) -> IteratorState:
     found = None
     initialized = getattr(resources, "is_initialized", None)
     if initialized is None or initialized(resource):
@@ -67,14 +73,21 @@ def _state(resources: Any, resource: IteratorResource, start: bool) -> IteratorS
                 None, None, "GetNext() failed because the iterator has not been initialized. "
                 "Ensure that you have run the initializer operation for this iterator before "
                 "getting the next element.")
-        found = IteratorState(OwnedIterator(resource.dataset, resources))
+        found = IteratorState(OwnedIterator(resource.dataset, resources, bindings))
         resources.write(resource, found)
     return found
 
 
+def _bindings(tensors: tuple, values: tuple) -> dict:
+    """{id(graph tensor): its value in this run}; a variable handle's value is the
+    variable itself."""
+    return {id(t): v if t.dtype == dtypes.resource else np.asarray(v)
+            for t, v in zip(tensors, values, strict=True)}
+
+
 def _make_iterator_kernel(resources: Any, *arrays: Any, resource: IteratorResource,
                           tensors: tuple) -> None:
-    bindings = {id(t): np.asarray(a) for t, a in zip(tensors, arrays, strict=True)}
+    bindings = _bindings(tensors, arrays)
     previous = None
     initialized = getattr(resources, "is_initialized", None)
     if initialized is None or initialized(resource):
@@ -85,8 +98,11 @@ def _make_iterator_kernel(resources: Any, *arrays: Any, resource: IteratorResour
         OwnedIterator(resource.dataset, resources, bindings)))
 
 
-def _get_next_kernel(resources: Any, resource: IteratorResource, specs: tuple) -> tuple:
-    state = _state(resources, resource, resource.one_shot)
+def _get_next_kernel(resources: Any, *arrays: Any, resource: IteratorResource,
+                     specs: tuple, tensors: tuple = ()) -> tuple:
+    """A one-shot iterator gets the graph tensors its dataset captured (constants and
+    what is computed from them) as inputs, bound when it starts itself."""
+    state = _state(resources, resource, resource.one_shot, _bindings(tensors, arrays))
     flat = state.iterator.next_flat()
     if flat is None:
         raise errors.OutOfRangeError(None, None, END_OF_SEQUENCE)
@@ -143,7 +159,10 @@ class GraphIterator:
         self._resource = IteratorResource(dataset, name, one_shot)
         self._initializer: Any = None
         self._traced_nexts = 0
-        if not one_shot:
+        self._one_shot_tensors: tuple = ()
+        if one_shot:
+            self._one_shot_tensors = tuple(dataset.graph_tensors())
+        else:
             tensors = tuple(dataset.graph_tensors())
             self._initializer = apply_op(MAKE_ITERATOR, list(tensors),
                                          {"resource": self._resource, "tensors": tensors},
@@ -170,9 +189,10 @@ class GraphIterator:
 
     def get_next(self, name: Optional[str] = None) -> Any:
         """The next element as graph tensors (a new IteratorGetNext op per call)."""
-        outputs = apply_op(ITERATOR_GET_NEXT, [], {"resource": self._resource,
-                                                  "specs": self._specs},
-                           name or "IteratorGetNext")
+        tensors = self._one_shot_tensors
+        outputs = apply_op(ITERATOR_GET_NEXT, list(tensors),
+                           {"resource": self._resource, "specs": self._specs,
+                            "tensors": tensors}, name or "IteratorGetNext")
         return _pack(self._dataset.element_spec, list(outputs))
 
     def __iter__(self) -> "GraphIterator":

@@ -8,12 +8,13 @@ and are joined there (threads.py), so no thread outlives its iterator.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Iterator, Optional
 
 from ..eager import context
 from ..framework import errors
 from . import structure
-from .dataset import Dataset
+from .dataset import Dataset, ErrorElement
 from .threads import prefetched
 
 END_OF_SEQUENCE = "End of sequence"
@@ -29,10 +30,13 @@ class OwnedIterator:
         if context.state.graph is not None:
             # a kernel of a graph being run (a Session in graph mode): the pipeline's
             # Python functions must run eagerly, so the pipeline runs on its own thread,
-            # with eager mode's resources (it must not keep the Session alive)
-            elements = prefetched(dataset.run_eagerly(None, bindings), 1, "graph_iterator")
+            # with the Session's resources held weakly (it must not keep the Session
+            # alive; Session.close() releases the iterator first)
+            store = None if resources is None else weakref.proxy(resources)
+            elements = prefetched(dataset.run_eagerly(store, bindings, True), 1,
+                                  "graph_iterator")
         else:
-            elements = dataset.run_eagerly(resources, bindings)
+            elements = dataset.run_eagerly(resources, bindings, True)
         self._elements: Optional[Iterator[tuple]] = elements
         self._lock = threading.Lock()
 
@@ -47,7 +51,7 @@ class OwnedIterator:
             if elements is None:
                 return None
             try:
-                return next(elements)
+                element = next(elements)
             except StopIteration:
                 self._elements = None
                 return None
@@ -56,6 +60,10 @@ class OwnedIterator:
                 # next call ends the iteration instead of running a dead generator
                 self._elements = None
                 raise
+        if type(element) is ErrorElement:
+            # an element's error: raised here, and the iteration goes on after it
+            raise element.error
+        return element
 
     def __iter__(self) -> "OwnedIterator":
         return self

@@ -5,7 +5,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from ..framework import errors
 from .blocks import BlockReader, VectorizedFunction
-from .dataset import AUTOTUNE, Dataset, IterationContext
+from .dataset import AUTOTUNE, Dataset, ErrorElement, IterationContext
 from .functions import StructuredFunction, scalar_bool_check
 from .threads import parallel_map
 
@@ -14,6 +14,23 @@ def _check_parallel_calls(value: Optional[int]) -> None:
     if value is not None and value != AUTOTUNE and value <= 0:
         raise errors.InvalidArgumentError(
             None, None, f"num_parallel_calls must be greater than zero, got {value}.")
+
+
+def errors_as_elements(run: Callable[[Any, Any], Any], resources: Any) -> Callable:
+    """`run(element, resources)` giving an OpError back as an ErrorElement, and passing
+    an ErrorElement from upstream on (for stages whose consumer handles them)."""
+    def call(element: Any) -> Any:
+        if type(element) is ErrorElement:
+            return element
+        try:
+            return run(element, resources)
+        except errors.OpError as error:
+            return ErrorElement(error)
+    return call
+
+
+def _plain(run: Callable[[Any, Any], Any], resources: Any) -> Callable:
+    return lambda element: run(element, resources)
 
 
 class MapDataset(Dataset):
@@ -43,6 +60,9 @@ class MapDataset(Dataset):
             return ctx.options.pool_size()
         return min(int(self._parallel), max(ctx.options.pool_size(), int(self._parallel)))
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def vectorized(self, ctx: IterationContext) -> Any:
         """The function over blocks, or None (see blocks.py)."""
         if ctx.options.experimental_optimization.map_vectorization is False:
@@ -62,27 +82,27 @@ class MapDataset(Dataset):
         upstream = self.source.blocks(ctx, size) if run is not None else None
         if upstream is None:
             return None
-        resources = ctx.resources
+        call = (errors_as_elements if ctx.gives_error_elements(self) else _plain)(
+            run, ctx.resources)
         workers = self.workers(ctx)
         if workers <= 1:
-            return (run(block, resources) for block in upstream)
+            return (call(block) for block in upstream)
         deterministic = self._deterministic if self._deterministic is not None \
             else ctx.options.is_deterministic()
-        return parallel_map(upstream, lambda b: run(b, resources), workers, deterministic,
-                            "map")
+        return parallel_map(upstream, call, workers, deterministic, "map")
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        function, resources = self.function, ctx.resources
+        call = (errors_as_elements if ctx.gives_error_elements(self) else _plain)(
+            self.function, ctx.resources)
         upstream = self.source.elements(ctx)
         workers = self.workers(ctx)
         if workers <= 1:
             for element in upstream:
-                yield function(element, resources)
+                yield call(element)
             return
         deterministic = self._deterministic if self._deterministic is not None \
             else ctx.options.is_deterministic()
-        yield from parallel_map(upstream, lambda e: function(e, resources), workers,
-                                deterministic, "map")
+        yield from parallel_map(upstream, call, workers, deterministic, "map")
 
 
 class FilterDataset(Dataset):
@@ -93,10 +113,22 @@ class FilterDataset(Dataset):
         scalar_bool_check(self.function, "predicate")
         super().__init__(source.element_spec, (source,))
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         predicate, resources = self.function, ctx.resources
+        if not ctx.gives_error_elements(self):
+            for element in self._inputs[0].elements(ctx):
+                if predicate(element, resources)[0]:
+                    yield element
+            return
+        test = errors_as_elements(predicate, resources)
         for element in self._inputs[0].elements(ctx):
-            if predicate(element, resources)[0]:
+            keep = test(element)
+            if type(keep) is ErrorElement:
+                yield keep
+            elif keep[0]:
                 yield element
 
 

@@ -25,6 +25,9 @@ class PrefetchDataset(Dataset):
     def cardinality_value(self) -> int:
         return self._inputs[0].cardinality_value()
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         upstream = self._inputs[0].elements(ctx)
         if self.buffer_size == 0:

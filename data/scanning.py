@@ -113,6 +113,11 @@ class ScanDataset(Dataset):
         out_spec = self._step.function.output_spec[1]
         super().__init__(out_spec, (source,))
 
+    @property
+    def function(self) -> Any:
+        """The traced step (what it captures of a TF1 graph is bound when iterated)."""
+        return self._step.function
+
     def cardinality_value(self) -> int:
         return self._inputs[0].cardinality_value()
 

@@ -11,6 +11,7 @@ order. TF's exact order (its Philox stream) is not reproduced.
 """
 from __future__ import annotations
 
+import collections
 import itertools
 import threading
 from typing import Any, Iterator, Optional
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..framework import errors
 from ..ops.random.random_ops import get_seed
-from .dataset import Dataset, IterationContext
+from .dataset import Dataset, ErrorElement, IterationContext
 from .slicing import as_int
 
 _DRAWS = 1024   # random slots drawn per NumPy call
@@ -72,6 +73,26 @@ def shuffled_order(count: int, size: int, rng: np.random.Generator) -> np.ndarra
     return np.concatenate([out, last[rng.permutation(size)]])
 
 
+def _errors_unshuffled(upstream: Iterator[Any], shuffle: Any) -> Iterator[Any]:
+    """`shuffle` of the elements of `upstream` that did not raise; an ErrorElement is
+    not buffered but given out next (as TF raises it while filling its buffer)."""
+    failed: collections.deque = collections.deque()
+
+    def clean() -> Iterator[Any]:
+        for element in upstream:
+            if type(element) is ErrorElement:
+                failed.append(element)
+            else:
+                yield element
+
+    for element in shuffle(clean()):
+        while failed:
+            yield failed.popleft()
+        yield element
+    while failed:
+        yield failed.popleft()
+
+
 class ShuffleDataset(Dataset):
     """shuffle(buffer_size, seed, reshuffle_each_iteration)."""
 
@@ -104,9 +125,16 @@ class ShuffleDataset(Dataset):
             return max(1, self._inputs[0].cardinality_value())
         return self._buffer_size
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         rng = self.epoch_generator()
-        return buffer_shuffle(self._inputs[0].elements(ctx), self._size(), rng)
+        upstream = self._inputs[0].elements(ctx)
+        if not ctx.gives_error_elements(self):
+            return buffer_shuffle(upstream, self._size(), rng)
+        return _errors_unshuffled(upstream, lambda clean: buffer_shuffle(clean, self._size(),
+                                                                         rng))
 
     def blocks(self, ctx: IterationContext, size: int) -> Optional[Iterator[tuple]]:
         reader = self._inputs[0].block_reader(ctx)

@@ -13,7 +13,8 @@ from ..framework.graph import SymbolicTensor
 from ..ops.tensor_util import constant_value
 from ..framework.tensor import Tensor
 from ..framework.tensor_spec import TensorSpec
-from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IterationContext
+from .dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, ErrorElement,
+                      IterationContext)
 from .options import Options
 
 
@@ -60,6 +61,9 @@ class RepeatDataset(Dataset):
             return UNKNOWN_CARDINALITY if n == UNKNOWN_CARDINALITY else INFINITE_CARDINALITY
         return n if n < 0 else n * self._count
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         epochs = itertools.count() if self._count < 0 else range(self._count)
         for _ in epochs:
@@ -88,6 +92,9 @@ class TakeDataset(Dataset):
             return UNKNOWN_CARDINALITY
         return min(n, self._count)
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         if self._count == 0:
             return
@@ -95,10 +102,13 @@ class TakeDataset(Dataset):
         if self._count < 0:
             yield from upstream
             return
-        for k, element in enumerate(upstream, 1):
+        taken = 0
+        for element in upstream:
             yield element
-            if k >= self._count:
-                return
+            if type(element) is not ErrorElement:  # an element's error is not counted (TF)
+                taken += 1
+                if taken >= self._count:
+                    return
 
 
 class SkipDataset(Dataset):

@@ -86,6 +86,40 @@ def _empty_like(leaf: Any) -> Any:
     return convert_to_tensor(empty) if hasattr(leaf, "numpy") else empty
 
 
+def _graph_shards(batch: Any, num_replicas: int, local: List[int]) -> tuple:
+    """The local replicas' shards of one global batch of graph tensors: `shard_batch`'s
+    split (ceil(B / N) examples each, the last ones shorter) with tensor ops, so the
+    batch size may be known only when the graph runs."""
+    from ..ops.array.array_ops import shape
+    from ..ops.math.math_ops import minimum
+    leaves = nest.flatten(batch)
+    size = shape(leaves[0], out_type="int64")[0]
+    per_replica = (size + (num_replicas - 1)) // num_replicas
+    shards = []
+    for replica in local:
+        start = minimum(per_replica * replica, size)
+        stop = minimum(start + per_replica, size)
+        shards.append(nest.pack_sequence_as(batch, [leaf[start:stop] for leaf in leaves]))
+    return tuple(shards)
+
+
+class _ReplicaGraphIterator:
+    """A graph iterator whose elements (tuples of the local replicas' shards) come
+    out regrouped: a nest of PerReplica, or the shard itself with one replica."""
+
+    def __init__(self, iterator: Any) -> None:
+        self._iterator = iterator
+
+    def has_next(self) -> Any:
+        return self._iterator.has_next()
+
+    def fetched(self) -> Any:
+        return regroup(list(self._iterator.fetched()))
+
+    def get_next(self, name: Any = None) -> Any:
+        return regroup(list(self._iterator.get_next()))
+
+
 class DistributedDataset:
     """Iterates a dataset's global batches, giving each replica its shard.
 
@@ -107,12 +141,30 @@ class DistributedDataset:
             raise AttributeError("element_spec is known for a dg.data.Dataset input only")
         return nest.map_structure(_unknown_batch, spec)
 
+    def graph_iterator(self) -> Any:
+        """AutoGraph's `for batch in dist_dataset:` inside dg.function: a loop over the
+        dataset's iterator ops, each global batch split into this process's replicas'
+        shards in the graph (as TF's distributed iterator inside tf.function)."""
+        graph_iterator = getattr(self._dataset, "graph_iterator", None)
+        if graph_iterator is None:
+            raise RuntimeError("Only a dg.data.Dataset input can be iterated inside "
+                               "dg.function; loop over this input eagerly.")
+        spec_is_tuple = type(self._dataset.element_spec) is tuple  # type: ignore[attr-defined]
+        num_replicas, local = self._num_replicas, self._local
+
+        def split(*parts: Any) -> tuple:
+            return _graph_shards(parts if spec_is_tuple else parts[0], num_replicas, local)
+
+        sharded = self._dataset.map(split)  # type: ignore[attr-defined]
+        return _ReplicaGraphIterator(sharded.graph_iterator())
+
     def __iter__(self) -> Iterator[Any]:
         if getattr(current_graph(), "building_function", False):
             # a Python loop in a traced function would bake the data into the graph
-            raise RuntimeError("A distributed dataset is iterated eagerly in duograd: loop "
-                               "over it outside dg.function and call strategy.run (or a "
-                               "dg.function step) per batch.")
+            raise RuntimeError("A distributed dataset is iterated eagerly in duograd, or "
+                               "by AutoGraph's loop inside dg.function (autograph=True): "
+                               "loop over it outside dg.function, or let AutoGraph convert "
+                               "the loop.")
         # a dg.data.Dataset's shards are tensors (as TF's); other iterables keep theirs
         as_tensors = hasattr(self._dataset, "element_spec")
         for batch in self._dataset:
@@ -133,6 +185,17 @@ class DatasetsFromFunction:
                  input_context: InputContext, local_replicas: int) -> None:
         self._dataset = dataset_fn(input_context)
         self._local = local_replicas
+
+    def graph_iterator(self) -> Any:
+        """AutoGraph's `for batch in datasets:` inside dg.function, with one local
+        replica (a worker's pipeline is its replica's): a loop over the pipeline's
+        iterator ops. Several replicas in one process iterate eagerly."""
+        graph_iterator = getattr(self._dataset, "graph_iterator", None)
+        if graph_iterator is None or self._local != 1:
+            raise RuntimeError("distribute_datasets_from_function's datasets are iterated "
+                               "inside dg.function with one replica per process only (and a "
+                               "dg.data.Dataset): loop over them eagerly.")
+        return graph_iterator()
 
     def __iter__(self) -> Iterator[Any]:
         iterator = iter(self._dataset)

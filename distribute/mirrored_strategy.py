@@ -49,6 +49,9 @@ class MirroredStrategy(Strategy):
     def run(self, fn: Callable, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
         """Calls `fn` once per replica, concurrently; returns PerReplica results."""
         if context.current_graph() is not None:
+            if self.num_replicas_in_sync == 1:  # one replica: fn is traced into the graph
+                with ReplicaContext(self, 0):
+                    return fn(*args, **(kwargs or {}))
             raise UnimplementedError(
                 None, None, "MirroredStrategy.run while building a graph: its replicas are "
                 "threads, each needs its own graph and Session. Build and run the graph "
@@ -85,6 +88,8 @@ class MirroredStrategy(Strategy):
 
     def _cross_replica(self, reduce_op: ReduceOp, local_values: list) -> Any:
         """Sums the replicas' values in replica order (MEAN divides by the count)."""
+        if len(local_values) == 1 and context.current_graph() is not None:
+            return local_values[0]  # one replica, in a graph: SUM and MEAN are the value
         flats = [[np.asarray(convert_to_tensor(v)) for v in nest.flatten(value)]
                  for value in local_values]
         reduced = [finish_reduce(sum_in_order(list(column)), reduce_op, len(flats))

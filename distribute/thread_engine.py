@@ -100,8 +100,11 @@ class ThreadEngine:
 
     def _exchange(self, kind: str, payload: Any, combine: Callable[[List[Any]], Any]) -> Any:
         """Deposits `payload`; when all replicas have, one combines; all get the result."""
-        replica = self.replica_id()
         n = self.num_replicas
+        if n == 1:  # a lone replica needs no rendezvous (nor a bound thread: dg.function)
+            self._raise_if_aborted(kind)
+            return combine([payload])
+        replica = self.replica_id()
         with self._cond:
             self._raise_if_aborted(kind)
             generation = self._generation

@@ -41,6 +41,10 @@ class InternalError(OpError):
     """An invariant of the runtime was broken."""
 
 
+class UnknownError(OpError):
+    """An error of no other class (e.g. a Python exception in a dataset's generator)."""
+
+
 class DeadlineExceededError(OpError):
     """An operation did not finish before its deadline (e.g. a collective timed out)."""
 
@@ -63,6 +67,6 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
-           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError",
+           "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError", "UnknownError",
            "OperatorNotAllowedInGraphError", "DeadlineExceededError", "UnavailableError",
            "DataLossError", "ResourceExhaustedError"]

@@ -395,8 +395,14 @@ class Session:
 
     # -- context management -------------------------------------------------
     def close(self) -> None:
+        """Closes the Session; a resource value with a `release()` method (a dataset
+        iterator's running pipeline) is released: its background threads stop."""
         self._closed = True
         self._plans.clear()
+        for _, value in list(self._variables.values()):
+            release = getattr(value, "release", None)
+            if release is not None:
+                release()
 
     def __enter__(self) -> "Session":
         stack = contextlib.ExitStack()
