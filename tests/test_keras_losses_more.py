@@ -179,7 +179,7 @@ def test_reduction_keys_and_errors():
         L.categorical_focal_crossentropy(Y_TRUE, PROBS, axis=True)
 
 
-TF_NAMES = [  # dir(tf.keras.losses) in TF 2.21, less CTC/ctc (see README: not in duograd)
+TF_NAMES = [  # dir(tf.keras.losses) in TF 2.21, less CTC/ctc (no CTC op in duograd yet)
     "BinaryCrossentropy", "BinaryFocalCrossentropy", "CategoricalCrossentropy",
     "CategoricalFocalCrossentropy", "CategoricalGeneralizedCrossEntropy", "CategoricalHinge",
     "Circle", "CosineSimilarity", "Dice", "Hinge", "Huber", "KLD", "KLDivergence", "LogCosh",

@@ -320,7 +320,7 @@ def deserialize(name: Any, custom_objects: Optional[Dict[str, Any]] = None) -> A
         else:
             key, config = name.get("class_name"), name.get("config", {})
         found: Any = objects.get(key)
-        if isinstance(found, type) and config is not None:
+        if isinstance(found, type) and issubclass(found, Loss) and config is not None:
             return found.from_config(config)
         if found is not None and config is None:
             return found
