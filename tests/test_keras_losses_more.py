@@ -179,8 +179,8 @@ def test_reduction_keys_and_errors():
         L.categorical_focal_crossentropy(Y_TRUE, PROBS, axis=True)
 
 
-TF_NAMES = [  # dir(tf.keras.losses) in TF 2.21, less CTC/ctc (no CTC op in duograd yet)
-    "BinaryCrossentropy", "BinaryFocalCrossentropy", "CategoricalCrossentropy",
+TF_NAMES = [  # dir(tf.keras.losses) in TF 2.21
+    "CTC", "ctc", "BinaryCrossentropy", "BinaryFocalCrossentropy", "CategoricalCrossentropy",
     "CategoricalFocalCrossentropy", "CategoricalGeneralizedCrossEntropy", "CategoricalHinge",
     "Circle", "CosineSimilarity", "Dice", "Hinge", "Huber", "KLD", "KLDivergence", "LogCosh",
     "Loss", "MAE", "MAPE", "MSE", "MSLE", "MeanAbsoluteError", "MeanAbsolutePercentageError",
@@ -196,3 +196,46 @@ TF_NAMES = [  # dir(tf.keras.losses) in TF 2.21, less CTC/ctc (no CTC op in duog
 def test_namespace_lists_tf_names():
     missing = [name for name in TF_NAMES if not hasattr(L, name)]
     assert missing == []
+
+
+CTC_LOGITS = np.round(np.random.RandomState(0).randn(3, 6, 4), 4).astype(np.float32)
+CTC_LABELS = np.array([[1, 2, 0], [3, 3, 1], [2, 0, 0]], np.int32)  # 0: padding and blank
+
+
+def test_ctc_matches_keras_values_and_gradient():
+    logits = dg.constant(CTC_LOGITS)
+    np.testing.assert_allclose(L.ctc(CTC_LABELS, logits).numpy(),
+                               [4.297293663024902, 4.117617607116699, 7.348013877868652],
+                               rtol=1e-6)
+    np.testing.assert_allclose(L.CTC()(CTC_LABELS, logits).numpy(), 5.254308223724365,
+                               rtol=1e-6)
+    np.testing.assert_allclose(L.CTC()(CTC_LABELS, logits, sample_weight=[1., 0.5, 2.]).numpy(),
+                               7.01737642288208, rtol=1e-6)
+    with dg.GradientTape() as tape:
+        tape.watch(logits)
+        total = dg.reduce_sum(L.ctc(CTC_LABELS, logits))
+    np.testing.assert_allclose(tape.gradient(total, logits).numpy()[0, 0],
+                               [-0.5930240750312805, -0.029050365090370178,
+                                0.13722674548625946, 0.48484763503074646], rtol=1e-5, atol=1e-7)
+    assert L.CTC().get_config() == {"name": "ctc", "reduction": "sum_over_batch_size"}
+
+
+def test_ctc_in_a_function_with_tensor_labels_and_finite_gradients():
+    @dg.function
+    def loss_and_grad(labels, logits):
+        with dg.GradientTape() as tape:
+            tape.watch(logits)
+            loss = dg.reduce_sum(L.ctc(labels, logits))
+        return loss, tape.gradient(loss, logits)
+
+    loss, grad = loss_and_grad(dg.constant(CTC_LABELS), dg.constant(CTC_LOGITS.astype(np.float64)))
+    np.testing.assert_allclose(loss.numpy(), 4.297293663024902 + 4.117617607116699 +
+                               7.348013877868652, rtol=1e-6)
+    assert loss.dtype == dg.float64 and np.isfinite(grad.numpy()).all()
+
+
+def test_ctc_shape_errors_as_keras():
+    with pytest.raises(ValueError, match="Targets `y_true` are expected"):
+        L.ctc(CTC_LABELS[0], CTC_LOGITS)
+    with pytest.raises(ValueError, match="Logits `y_pred` are expected"):
+        L.ctc(CTC_LABELS, CTC_LOGITS[0])

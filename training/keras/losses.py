@@ -18,6 +18,7 @@ from ...ops.math import math_ops, reduction_ops, special_math_ops
 from ...ops.nn import softmax_ops
 from ...ops.constant_op import convert_to_tensor
 from . import loss_functions as more
+from .ctc_loss import ctc
 from .loss_reduction import (EPSILON, Reduction, prepare, reduce_weighted_values,
                              squeeze_or_expand_to_same_rank, squeeze_to_same_rank,
                              standardize_reduction)
@@ -251,6 +252,7 @@ SparseCategoricalCrossentropy = _loss_class("SparseCategoricalCrossentropy",
                                             ("from_logits", "ignore_class"),
                                             ("from_logits", "ignore_class"), from_logits=False,
                                             ignore_class=None)
+CTC = _loss_class("CTC", ctc, "ctc")
 Dice = _loss_class("Dice", more.dice, "dice", (), ("axis",), axis=None)
 Tversky = _loss_class("Tversky", more.tversky, "tversky", ("alpha", "beta"),
                       ("alpha", "beta", "axis"), alpha=0.5, beta=0.5, axis=None)
@@ -287,13 +289,13 @@ FUNCTIONS = {  # the function names of tf.keras.losses (TF 2.21, Keras 3)
     "categorical_generalized_cross_entropy": more.categorical_generalized_cross_entropy,
     "categorical_hinge": more.categorical_hinge, "squared_hinge": more.squared_hinge,
     "circle": more.circle, "cosine_similarity": more.cosine_similarity, "dice": more.dice,
-    "logcosh": more.log_cosh, "tversky": more.tversky,
+    "logcosh": more.log_cosh, "tversky": more.tversky, "ctc": ctc,
 }
 CLASSES = {cls.__name__: cls for cls in (
     Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
     MeanSquaredLogarithmicError, CosineSimilarity, Huber, LogCosh, Hinge, SquaredHinge,
     CategoricalHinge, KLDivergence, Poisson, BinaryCrossentropy, BinaryFocalCrossentropy,
-    CategoricalCrossentropy, CategoricalFocalCrossentropy, SparseCategoricalCrossentropy, Dice,
+    CategoricalCrossentropy, CategoricalFocalCrossentropy, SparseCategoricalCrossentropy, CTC, Dice,
     Tversky, Circle, CategoricalGeneralizedCrossEntropy)}
 # every loss function by its own name and Keras' short aliases, for get/deserialize
 FUNCTIONS_BY_NAME = {**{fn.__name__: fn for fn in FUNCTIONS.values()}, **FUNCTIONS,
