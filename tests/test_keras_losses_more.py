@@ -239,3 +239,9 @@ def test_ctc_shape_errors_as_keras():
         L.ctc(CTC_LABELS[0], CTC_LOGITS)
     with pytest.raises(ValueError, match="Logits `y_pred` are expected"):
         L.ctc(CTC_LABELS, CTC_LOGITS[0])
+
+
+def test_loss_dtype_casts_both_sides_as_keras():
+    # TF 2.21: MeanSquaredError(dtype="float64") on float32 tensors gives float64 0.25
+    value = L.MeanSquaredError(dtype="float64")(dg.constant([[1., 2.]]), dg.constant([[1.5, 2.5]]))
+    assert value.dtype == dg.float64 and value.numpy() == 0.25

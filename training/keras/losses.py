@@ -138,9 +138,9 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__} must implement call")
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
-        if self.dtype is not None:
-            y_true = convert_to_tensor(y_true, dtype=self.dtype)
-            y_pred = convert_to_tensor(y_pred, dtype=self.dtype)
+        if self.dtype is not None:  # Keras casts both sides to the loss's dtype
+            y_true = math_ops.cast(convert_to_tensor(y_true), self.dtype)
+            y_pred = math_ops.cast(convert_to_tensor(y_pred), self.dtype)
         losses = self.call(y_true, y_pred)
         return reduce_weighted_values(losses, sample_weight, self.reduction,
                                       mask=self.loss_mask(losses))
