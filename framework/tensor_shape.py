@@ -6,7 +6,8 @@ from typing import Any, Iterable, Optional
 
 # TF's process-wide shape behaviour (tf.compat.v1.disable_v2_tensorshape, part of
 # disable_v2_behavior): with it off, a known dimension reads as TF1's Dimension
-# (`shape[1].value`) and an unknown one prints as "?". One flag, as TF's.
+# (`shape[1].value`), an unknown one prints as "?" and, read by user code, is TF1's
+# Dimension(None) (`.value` None). One flag, as TF's.
 _V2_TENSORSHAPE = [True]
 
 
