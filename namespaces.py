@@ -48,6 +48,7 @@ from .training import optimizers as keras_optimizers, schedules as keras_schedul
 from .training import checkpoint_api
 from .training.keras import initializers as keras_initializers, losses as keras_losses
 from .training.keras import metrics as keras_metrics
+from .training.keras import naming as keras_naming
 from .training.summary import summary_v1, summary_v2, writer as summary_writer
 from .training.v1 import learning_rate_decay, optimizers as v1_optimizers, training_util
 from .training.v1.optimizer import Optimizer as V1Optimizer
@@ -172,6 +173,7 @@ initializers = alias("duograd.initializers",
                      namespace("duograd.keras.initializers", extra=keras_initializers.NAMES))
 losses = alias("duograd.losses", namespace("duograd.keras.losses", extra=keras_losses.NAMES))
 metrics = alias("duograd.metrics", namespace("duograd.keras.metrics", extra=keras_metrics.NAMES))
+namespace("duograd.keras.backend", extra=keras_naming.BACKEND_NAMES)
 
 _TRAIN_V1 = {**_public([v1_optimizers, training_util, learning_rate_decay]),
              "Optimizer": V1Optimizer}

@@ -1,11 +1,13 @@
 """TensorShape: a possibly partially known shape, as in TensorFlow."""
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable, Optional
 
 # TF's process-wide shape behaviour (tf.compat.v1.disable_v2_tensorshape, part of
 # disable_v2_behavior): with it off, a known dimension reads as TF1's Dimension
-# (`shape[1].value`) and an unknown one prints as "?". One flag, as TF's.
+# (`shape[1].value`), an unknown one prints as "?" and, read by user code, is TF1's
+# Dimension(None) (`.value` None). One flag, as TF's.
 _V2_TENSORSHAPE = [True]
 
 
@@ -36,6 +38,52 @@ class KnownDimension(int):
 
     def __format__(self, format_spec: str) -> str:
         return format(int(self), format_spec)
+
+
+class UnknownDimension:
+    """An unknown dimension in TF1 shape mode, as TF1's `Dimension(None)`: `.value`
+    is None, comparisons answer None, arithmetic stays unknown, and `int()` fails."""
+
+    __slots__ = ()
+    value = None
+
+    def __repr__(self) -> str:
+        return "Dimension(None)"
+
+    def __str__(self) -> str:
+        return "?"
+
+    def __eq__(self, other: object) -> Any:
+        return None
+
+    def __ne__(self, other: object) -> Any:
+        return None
+
+    def __hash__(self) -> int:
+        return hash(None)
+
+    def __int__(self) -> int:
+        raise TypeError("__int__ returned non-int (type NoneType)")
+
+    def __index__(self) -> int:
+        raise TypeError("__index__ returned non-int (type NoneType)")
+
+    def _unknown(self, other: Any) -> "UnknownDimension":
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unknown
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _unknown
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__
+
+
+UNKNOWN_DIMENSION = UnknownDimension()
+
+
+def called_from_user_code(depth: int) -> bool:
+    """Whether the frame `depth` levels up is outside duograd: only user code sees
+    TF1's `Dimension(None)`; duograd's own shape checks keep reading None."""
+    name = sys._getframe(depth + 1).f_globals.get("__name__", "")
+    return not (name == "duograd" or name.startswith("duograd."))
 
 
 class TensorShape:
@@ -141,6 +189,9 @@ class TensorShape:
     def __iter__(self):
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
+        if not _V2_TENSORSHAPE[0] and called_from_user_code(1):
+            return iter([UNKNOWN_DIMENSION if d is None else KnownDimension(d)
+                         for d in self._dims])
         return iter(self._dims)
 
     def __getitem__(self, key: Any) -> Any:
@@ -151,8 +202,11 @@ class TensorShape:
         if isinstance(key, slice):
             return TensorShape(self._dims[key])
         dim = self._dims[key]
-        if dim is not None and not _V2_TENSORSHAPE[0]:
-            return KnownDimension(dim)
+        if not _V2_TENSORSHAPE[0]:
+            if dim is not None:
+                return KnownDimension(dim)
+            if called_from_user_code(1):
+                return UNKNOWN_DIMENSION
         return dim
 
     def __eq__(self, other: Any) -> bool:

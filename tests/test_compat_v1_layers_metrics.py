@@ -99,3 +99,46 @@ def test_metrics_accuracy_and_mean_as_tf():
             assert type(result[0]) is np.float32          # TF: NumPy scalars, not 0-d arrays
             sess.run(tf.local_variables_initializer())
             assert sess.run(acc) == 0.0
+
+
+# tf.compat.v1.nn.fused_batch_norm(x, ones, zeros, is_training=True) in TF 2.21 on
+# FUSED_INPUT gives these batch variances: the unbiased n/(n-1) ones, which TF1's fused
+# batch_normalization layer feeds to its moving variance (decay 1 - momentum).
+FUSED_INPUT = np.arange(48, dtype=np.float32).reshape(4, 2, 2, 3) ** 1.5 / 10
+TF_FUSED_VARIANCE = [98.3921127319336, 103.36109161376953, 108.2391357421875]
+TF_FUSED_OUTPUT_HEAD = [-1.2784130573272705, -1.3054046630859375, -1.3263577222824097,
+                        -1.2243109941482544]
+
+
+@pytest.mark.parametrize("axis, layout", [(-1, lambda a: a),
+                                          (1, lambda a: a.transpose(0, 3, 1, 2))])
+def test_batch_norm_moving_variance_is_unbiased_as_the_fused_kernel(axis, layout):
+    g = dg.Graph()
+    with g.as_default():
+        x = tf.placeholder(dg.float32, layout(FUSED_INPUT).shape)
+        out = tf.layers.batch_normalization(x, axis=axis, training=True, scale=False,
+                                            center=False)
+        moving_variance = [v for v in tf.global_variables() if "moving_variance" in v.name][0]
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            step = tf.identity(out)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            values = sess.run(step, {x: layout(FUSED_INPUT)})
+            expected = 1.0 - (1.0 - np.array(TF_FUSED_VARIANCE)) * (1.0 - 0.99)
+            np.testing.assert_allclose(sess.run(moving_variance), expected, rtol=1e-6)
+    if axis == -1:  # the output itself is normalised with the biased variance, as the kernel
+        np.testing.assert_allclose(values.ravel()[:4], TF_FUSED_OUTPUT_HEAD, rtol=1e-5)
+
+
+def test_batch_norm_of_dense_features_keeps_the_biased_variance():
+    # 2-D inputs never take TF1's fused kernel: moments' biased variance feeds the average
+    g = dg.Graph()
+    with g.as_default():
+        x = tf.constant([[1.0], [3.0]])
+        tf.layers.batch_normalization(x, training=True)
+        moving_variance = [v for v in tf.global_variables() if "moving_variance" in v.name][0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+            # biased variance 1.0 keeps it at 1.0 (the unbiased 2.0 would give 1.01)
+            np.testing.assert_allclose(sess.run(moving_variance), [1.0], rtol=1e-7)

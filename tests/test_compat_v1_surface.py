@@ -178,7 +178,7 @@ def test_disable_v2_behavior_gives_tf1_shapes():
         assert repr(x.shape) == "TensorShape([Dimension(None), Dimension(3)])"
         assert x.shape[1].value == 3 and str(x.shape[1]) == "3"
         assert repr(x.shape[1]) == "Dimension(3)" and x.shape[1] * 2 == 6
-        assert x.shape.as_list() == [None, 3] and x.shape[0] is None
+        assert x.shape.as_list() == [None, 3] and x.shape[0] is not None
         w = tf.get_variable("w_tf1_shape", [x.shape[1], 2])
         assert w.shape.as_list() == [3, 2]
         assert str(tf.nn.xw_plus_b(x, w, tf.zeros([2])).shape) == "(?, 2)"
@@ -188,3 +188,26 @@ def test_disable_v2_behavior_gives_tf1_shapes():
         tf.enable_v2_behavior()
     assert str(dg.TensorShape([None, 3])) == "(None, 3)"
     assert type(dg.TensorShape([3])[0]) is int and tf.resource_variables_enabled()
+
+
+def test_disable_v2_behavior_unknown_dimension_is_dimension_none():
+    """TF 2.21, v2 behaviour disabled: `shape[0]` of a [None, 3] placeholder is
+    Dimension(None) (value None, comparisons None, arithmetic unknown, int() TypeError)."""
+    tf.disable_v2_behavior()
+    try:
+        x = tf.placeholder(dg.float32, [None, 3])
+        first, second = x.shape[0], x.shape[1]
+        assert repr(first) == "Dimension(None)" and first.value is None and str(first) == "?"
+        assert first is not None and (first == None) is None and (first == 3) is None  # noqa: E711
+        assert str(first + 1) == "?" and second + 1 == 4 and (3 == second) is True
+        assert [d.value for d in x.shape] == [None, 3]
+        assert [repr(d) for d in x.shape] == ["Dimension(None)", "Dimension(3)"]
+        assert tf.dimension_value(first) is None and tf.dimension_value(second) == 3
+        with pytest.raises(TypeError, match="non-int"):
+            int(first)
+        # shapes built from it stay unknown there, and duograd's own code still reads None
+        assert str(tf.placeholder(dg.float32, [first, 5]).shape) == "(?, 5)"
+        assert str(tf.reshape(tf.layers.dense(x, 4), [-1, 2, 2]).shape) == "(?, 2, 2)"
+    finally:
+        tf.enable_v2_behavior()
+    assert dg.TensorShape([None, 3])[0] is None

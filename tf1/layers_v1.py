@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from ..ops.array import array_ops, join_ops
 from ..ops.nn import conv_ops
-from ..ops.math import einsum_ops, matmul_ops
+from ..ops.math import einsum_ops, math_ops, matmul_ops
 from ..ops.state import init_ops
 from ..ops.nn import nn_extra_ops, nn_ops, pooling_ops
 from ..ops.state import state_ops
@@ -176,6 +176,23 @@ def flatten(inputs: Any, name: Optional[str] = None, data_format: str = "channel
         return array_ops.reshape(inputs, join_ops.stack([array_ops.shape(inputs)[0], -1]))
 
 
+def fused_kernel_applies(rank: int, axis: int, dtype: Any, renorm: bool,
+                         virtual_batch_size: Any, adjustment: Any) -> bool:
+    """Whether TF1's layer would run the fused kernel (its default for NHWC/NCHW and
+    NDHWC/NCDHW float16/bfloat16/float32 inputs without renorm, virtual batches or
+    adjustment)."""
+    channel_axes = {4: (1, 3), 5: (1, 4)}.get(rank, ())
+    return (axis in channel_axes and dtype.name in ("float16", "bfloat16", "float32")
+            and not renorm and virtual_batch_size is None and adjustment is None)
+
+
+def bessel_factor(inputs: Any, depth: Any) -> Any:
+    """n / max(n - 1, 1), n the values per channel: the fused kernel's batch variance
+    (which TF1 feeds to the moving variance) is the unbiased one."""
+    count = math_ops.cast(array_ops.size(inputs), inputs.dtype) / float(int(depth))
+    return count / math_ops.maximum(count - 1.0, 1.0)
+
+
 def batch_normalization(inputs: Any, axis: int = -1, momentum: float = 0.99,
                         epsilon: float = 1e-3, center: bool = True, scale: bool = True,
                         beta_initializer: Any = None, gamma_initializer: Any = None,
@@ -188,7 +205,9 @@ def batch_normalization(inputs: Any, axis: int = -1, momentum: float = 0.99,
                         renorm_momentum: float = 0.99, fused: Any = None,
                         virtual_batch_size: Any = None, adjustment: Any = None) -> Any:
     """Normalises over every axis but `axis`: batch statistics while training (and
-    UPDATE_OPS moving averages), the moving averages otherwise."""
+    UPDATE_OPS moving averages), the moving averages otherwise. Where TF1 runs its
+    fused kernel (4-D/5-D float inputs, channels first or last), the moving variance
+    is fed the unbiased batch variance n/(n-1) as there; elsewhere the biased one."""
     inputs = convert_to_tensor(inputs)
     rank = inputs.shape.rank
     if rank is None:
@@ -223,6 +242,9 @@ def batch_normalization(inputs: Any, axis: int = -1, momentum: float = 0.99,
         if training is not False:
             decay = _by_training(training, lambda: convert_to_tensor(1.0 - momentum, dtype),
                                  lambda: convert_to_tensor(0.0, dtype))
+            if fused is not False and fused_kernel_applies(rank, axis, dtype, renorm,
+                                                           virtual_batch_size, adjustment):
+                variance = variance * bessel_factor(inputs, depth)
             for variable, value in ((moving_mean, mean), (moving_variance, variance)):
                 update = state_ops.assign_sub(variable, (variable.value() - value) * decay)
                 add_to_collection(GraphKeys.UPDATE_OPS, update)

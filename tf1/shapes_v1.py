@@ -48,7 +48,7 @@ class Dimension:
 
 def dimension_value(dimension: Any) -> Optional[int]:
     """The int (or None) of a dimension, whether a Dimension or already an int."""
-    return dimension.value if isinstance(dimension, Dimension) else dimension
+    return getattr(dimension, "value", dimension)
 
 
 def dimension_at_index(shape: Any, index: int) -> Dimension:

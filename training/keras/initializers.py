@@ -15,6 +15,7 @@ import numpy as np
 from ...framework import dtypes
 from ...ops.random import random_ops
 from ...ops.constant_op import constant
+from . import windows
 
 _TRUNCATED_STDDEV = 0.87962566103423978  # stddev of a unit normal truncated to [-2, 2]
 
@@ -200,16 +201,61 @@ class Orthogonal(Initializer):
         return {"seed": self.seed, "gain": self.gain}
 
 
+class STFT(Initializer):
+    """Keras' STFT kernel `(frame_length, channels, fft_bins)`: the real or
+    imaginary part of the DFT basis, times a window and divided by its scale."""
+
+    def __init__(self, side: str = "real", window: Any = "hann",
+                 scaling: Optional[str] = "density", periodic: bool = False) -> None:
+        if side not in ("real", "imag"):
+            raise ValueError(f"side should be 'real' or 'imag', not {side}")
+        if isinstance(window, str):
+            windows.check_window_name(window)
+        if scaling is not None and scaling not in ("density", "spectrum"):
+            raise ValueError("Scaling is invalid, it must be `None`, 'density' or 'spectrum'. "
+                             f"Received scaling={scaling}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape: Sequence[int], dtype: Any = None) -> Any:
+        np_dtype = _float_dtype(dtype).as_numpy_dtype
+        frame_length, _, fft_bins = shape
+        freq = np.arange(fft_bins, dtype=np_dtype).reshape(1, 1, fft_bins) / \
+            np_dtype((fft_bins - 1) * 2)
+        time = np.arange(frame_length, dtype=np_dtype).reshape(frame_length, 1, 1)
+        args = (-2 * time) * freq * np.arccos(np_dtype(-1))
+        kernel = (np.cos(args) if self.side == "real" else np.sin(args)).astype(np_dtype)
+        if self.window is not None:
+            win = windows.get_window(self.window, frame_length, self.periodic) \
+                if isinstance(self.window, str) else np.asarray(self.window)
+            win = win.astype(np_dtype)
+            if win.ndim != 1 or win.shape[-1] != frame_length:
+                raise ValueError("The shape of `window` must be equal to [frame_length]."
+                                 f"Received: window shape={win.shape}")
+            win = win.reshape(frame_length, 1, 1)
+            scale = np_dtype(1)
+            if self.scaling == "density":
+                scale = np.sqrt(np.sum(np.square(win)))
+            elif self.scaling == "spectrum":
+                scale = np.sum(np.abs(win))
+            kernel = (kernel * win / scale).astype(np_dtype)
+        # Keras returns (frame_length, 1, fft_bins) whatever the channel count
+        return constant(np.ascontiguousarray(kernel))
+
+    def get_config(self) -> Dict[str, Any]:
+        return {"side": self.side, "window": self.window, "periodic": self.periodic,
+                "scaling": self.scaling}
+
+
 CLASSES = {cls.__name__: cls for cls in (
     Initializer, Zeros, Ones, Constant, Identity, RandomNormal, RandomUniform, TruncatedNormal,
     VarianceScaling, GlorotUniform, GlorotNormal, HeUniform, HeNormal, LecunUniform,
-    LecunNormal, Orthogonal)}
+    LecunNormal, Orthogonal, STFT)}
 SNAKE_NAMES = {"zeros": Zeros, "ones": Ones, "constant": Constant, "identity": Identity,
                "random_normal": RandomNormal, "random_uniform": RandomUniform,
                "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
                "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
                "he_uniform": HeUniform, "he_normal": HeNormal, "lecun_uniform": LecunUniform,
-               "lecun_normal": LecunNormal, "orthogonal": Orthogonal}
+               "lecun_normal": LecunNormal, "orthogonal": Orthogonal, "stft": STFT}
 
 
 def serialize(initializer: Initializer) -> Dict[str, Any]:
@@ -243,5 +289,5 @@ def get(identifier: Any) -> Optional[Any]:
 
 
 NAMES = {**CLASSES, **SNAKE_NAMES, "IdentityInitializer": Identity,
-         "OrthogonalInitializer": Orthogonal, "get": get, "serialize": serialize,
-         "deserialize": deserialize}
+         "OrthogonalInitializer": Orthogonal, "STFTInitializer": STFT, "get": get,
+         "serialize": serialize, "deserialize": deserialize}

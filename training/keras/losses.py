@@ -10,36 +10,19 @@ either side is squeezed to make the ranks equal.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from ...framework import dtypes
 from ...ops.array import array_ops
 from ...ops.math import math_ops, reduction_ops, special_math_ops
 from ...ops.nn import softmax_ops
 from ...ops.constant_op import convert_to_tensor
+from . import loss_functions as more
+from .ctc_loss import ctc
+from .loss_reduction import (EPSILON, Reduction, prepare, reduce_weighted_values,
+                             squeeze_or_expand_to_same_rank, squeeze_to_same_rank,
+                             standardize_reduction)
 
-EPSILON = 1e-7  # keras.config.epsilon()
-REDUCTIONS = ("sum", "sum_over_batch_size", "mean", "mean_with_sample_weight", "none", None)
-
-
-def prepare(y_true: Any, y_pred: Any) -> "tuple[Any, Any]":
-    y_pred = convert_to_tensor(y_pred)
-    if not y_pred.dtype.is_floating:
-        y_pred = math_ops.cast(y_pred, dtypes.float32)
-    y_true = math_ops.cast(convert_to_tensor(y_true), y_pred.dtype)
-    return y_true, y_pred
-
-
-def squeeze_to_same_rank(a: Any, b: Any) -> "tuple[Any, Any]":
-    """Drops a trailing size-1 axis from whichever side has one more axis (as Keras)."""
-    rank_a, rank_b = a.shape.rank, b.shape.rank
-    if rank_a is None or rank_b is None or rank_a == rank_b:
-        return a, b
-    if rank_a == rank_b + 1 and a.shape[-1] == 1:
-        return array_ops.squeeze(a, [-1]), b
-    if rank_b == rank_a + 1 and b.shape[-1] == 1:
-        return a, array_ops.squeeze(b, [-1])
-    return a, b
 
 
 def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
@@ -141,32 +124,12 @@ def poisson(y_true: Any, y_pred: Any) -> Any:
     return reduction_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + EPSILON), axis=-1)
 
 
-def reduce_weighted_values(values: Any, sample_weight: Any = None,
-                           reduction: Optional[str] = "sum_over_batch_size") -> Any:
-    """Applies `sample_weight` (broadcast over trailing axes) and the reduction."""
-    if sample_weight is not None:
-        weight = math_ops.cast(convert_to_tensor(sample_weight), values.dtype)
-        weight, values = squeeze_to_same_rank(weight, values)
-        values = values * weight
-    if reduction in (None, "none"):
-        return values
-    total = reduction_ops.reduce_sum(values)
-    if reduction == "sum":
-        return total
-    count = math_ops.cast(array_ops.size(values), values.dtype)
-    if reduction == "mean_with_sample_weight" and sample_weight is not None:
-        count = reduction_ops.reduce_sum(array_ops.ones_like(values) * weight)
-    return special_math_ops.divide_no_nan(total, count)
-
-
 class Loss:
     """Base of Keras loss classes: `loss(y_true, y_pred, sample_weight=None)`."""
 
     def __init__(self, name: Optional[str] = None, reduction: Optional[str] = "sum_over_batch_size",
                  dtype: Any = None) -> None:
-        if reduction not in REDUCTIONS:
-            raise ValueError(f"Invalid value for argument `reduction`. Expected one of "
-                             f"{REDUCTIONS}. Received: reduction={reduction}")
+        standardize_reduction(reduction)
         self.name = name or snake_case(type(self).__name__)
         self.reduction = reduction
         self.dtype = dtype
@@ -175,7 +138,16 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__} must implement call")
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
-        return reduce_weighted_values(self.call(y_true, y_pred), sample_weight, self.reduction)
+        if self.dtype is not None:  # Keras casts both sides to the loss's dtype
+            y_true = math_ops.cast(convert_to_tensor(y_true), self.dtype)
+            y_pred = math_ops.cast(convert_to_tensor(y_pred), self.dtype)
+        losses = self.call(y_true, y_pred)
+        return reduce_weighted_values(losses, sample_weight, self.reduction,
+                                      mask=self.loss_mask(losses))
+
+    def loss_mask(self, losses: Any) -> Any:
+        """Which per-sample losses count (None: all); Circle keeps the positive ones."""
+        return None
 
     def get_config(self) -> Dict[str, Any]:
         return {"name": self.name, "reduction": self.reduction}
@@ -199,17 +171,32 @@ class LossFunctionWrapper(Loss):
         self.fn = fn
         self._fn_kwargs = kwargs
 
+    config_keys: Tuple[str, ...] = ()
+
     def call(self, y_true: Any, y_pred: Any) -> Any:
+        y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+        y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> Dict[str, Any]:
-        return {**super().get_config(), **self._fn_kwargs}
+        """Keras 3's config: name, reduction and the options its class lists."""
+        return {**super().get_config(),
+                **{key: self._fn_kwargs[key] for key in self.config_keys}}
+
+    def __repr__(self) -> str:
+        return f"<LossFunctionWrapper({self.fn}, kwargs={self._fn_kwargs})>"
 
 
-def _loss_class(class_name: str, fn: Callable, default_name: str, *arg_names: str,
+def _loss_class(class_name: str, fn: Callable, default_name: str,
+                arg_names: Tuple[str, ...] = (), config_keys: Tuple[str, ...] = (),
                 **defaults: Any) -> type:
+    """A LossFunctionWrapper subclass taking `arg_names` positionally (Keras' order)
+    and reporting `config_keys` in its config, as Keras 3's class does."""
     def __init__(self: Any, *args: Any, reduction: Optional[str] = "sum_over_batch_size",
                  name: str = default_name, dtype: Any = None, **kwargs: Any) -> None:
+        if len(args) > len(arg_names):
+            raise TypeError(f"{class_name}.__init__() takes at most {len(arg_names)} "
+                            f"positional arguments ({len(args)} given)")
         options = dict(defaults)
         options.update(dict(zip(arg_names, args, strict=False)))
         unknown = set(kwargs) - set(defaults)
@@ -220,9 +207,11 @@ def _loss_class(class_name: str, fn: Callable, default_name: str, *arg_names: st
         LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype,
                                      **options)
     return type(class_name, (LossFunctionWrapper,),
-                {"__init__": __init__, "__doc__": f"Keras' {class_name} loss ({fn.__name__})."})
+                {"__init__": __init__, "config_keys": config_keys,
+                 "__doc__": f"Keras' {class_name} loss ({fn.__name__})."})
 
 
+CROSSENTROPY_KEYS = ("from_logits", "label_smoothing", "axis")
 MeanSquaredError = _loss_class("MeanSquaredError", mean_squared_error, "mean_squared_error")
 MeanAbsoluteError = _loss_class("MeanAbsoluteError", mean_absolute_error, "mean_absolute_error")
 MeanAbsolutePercentageError = _loss_class("MeanAbsolutePercentageError",
@@ -231,24 +220,61 @@ MeanAbsolutePercentageError = _loss_class("MeanAbsolutePercentageError",
 MeanSquaredLogarithmicError = _loss_class("MeanSquaredLogarithmicError",
                                           mean_squared_logarithmic_error,
                                           "mean_squared_logarithmic_error")
-Huber = _loss_class("Huber", huber, "huber_loss", "delta", delta=1.0)
+CosineSimilarity = _loss_class("CosineSimilarity", more.cosine_similarity, "cosine_similarity",
+                               ("axis",), axis=-1)
+Huber = _loss_class("Huber", huber, "huber_loss", ("delta",), delta=1.0)
+LogCosh = _loss_class("LogCosh", more.log_cosh, "log_cosh")
 Hinge = _loss_class("Hinge", hinge, "hinge")
+SquaredHinge = _loss_class("SquaredHinge", more.squared_hinge, "squared_hinge")
+CategoricalHinge = _loss_class("CategoricalHinge", more.categorical_hinge, "categorical_hinge")
 KLDivergence = _loss_class("KLDivergence", kl_divergence, "kl_divergence")
 Poisson = _loss_class("Poisson", poisson, "poisson")
 BinaryCrossentropy = _loss_class("BinaryCrossentropy", binary_crossentropy, "binary_crossentropy",
-                                 "from_logits", "label_smoothing", "axis",
+                                 CROSSENTROPY_KEYS, CROSSENTROPY_KEYS,
                                  from_logits=False, label_smoothing=0.0, axis=-1)
+FOCAL_KEYS = ("apply_class_balancing", "alpha", "gamma", "from_logits", "label_smoothing", "axis")
+BinaryFocalCrossentropy = _loss_class(
+    "BinaryFocalCrossentropy", more.binary_focal_crossentropy, "binary_focal_crossentropy",
+    FOCAL_KEYS, CROSSENTROPY_KEYS + ("apply_class_balancing", "alpha", "gamma"),
+    apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0,
+    axis=-1)
 CategoricalCrossentropy = _loss_class("CategoricalCrossentropy", categorical_crossentropy,
-                                      "categorical_crossentropy", "from_logits",
-                                      "label_smoothing", "axis", from_logits=False,
+                                      "categorical_crossentropy", CROSSENTROPY_KEYS,
+                                      CROSSENTROPY_KEYS, from_logits=False,
                                       label_smoothing=0.0, axis=-1)
+CategoricalFocalCrossentropy = _loss_class(
+    "CategoricalFocalCrossentropy", more.categorical_focal_crossentropy,
+    "categorical_focal_crossentropy", FOCAL_KEYS[1:], CROSSENTROPY_KEYS + ("alpha", "gamma"),
+    alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1)
 SparseCategoricalCrossentropy = _loss_class("SparseCategoricalCrossentropy",
                                             sparse_categorical_crossentropy,
-                                            "sparse_categorical_crossentropy", "from_logits",
-                                            "ignore_class", from_logits=False,
+                                            "sparse_categorical_crossentropy",
+                                            ("from_logits", "ignore_class"),
+                                            ("from_logits", "ignore_class"), from_logits=False,
                                             ignore_class=None)
+CTC = _loss_class("CTC", ctc, "ctc")
+Dice = _loss_class("Dice", more.dice, "dice", (), ("axis",), axis=None)
+Tversky = _loss_class("Tversky", more.tversky, "tversky", ("alpha", "beta"),
+                      ("alpha", "beta", "axis"), alpha=0.5, beta=0.5, axis=None)
+CategoricalGeneralizedCrossEntropy = _loss_class(
+    "CategoricalGeneralizedCrossEntropy", more.categorical_generalized_cross_entropy,
+    "categorical_generalized_cross_entropy", ("q",), ("q",), q=0.5)
 
-FUNCTIONS = {  # the function names of keras.losses (Keras 3.15)
+
+CircleBase: Any = _loss_class("Circle", more.circle, "circle",
+                              ("gamma", "margin", "remove_diagonal"),
+                              ("gamma", "margin", "remove_diagonal"), gamma=80.0, margin=0.4,
+                              remove_diagonal=True)
+
+
+class Circle(CircleBase):
+    """Keras' Circle loss: the mean runs over samples with a positive loss only."""
+
+    def loss_mask(self, losses: Any) -> Any:
+        return more.positive_loss_mask(losses)
+
+
+FUNCTIONS = {  # the function names of tf.keras.losses (TF 2.21, Keras 3)
     "mse": mean_squared_error, "MSE": mean_squared_error,
     "mae": mean_absolute_error, "MAE": mean_absolute_error,
     "mape": mean_absolute_percentage_error, "MAPE": mean_absolute_percentage_error,
@@ -258,23 +284,63 @@ FUNCTIONS = {  # the function names of keras.losses (Keras 3.15)
     "binary_crossentropy": binary_crossentropy,
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+    "binary_focal_crossentropy": more.binary_focal_crossentropy,
+    "categorical_focal_crossentropy": more.categorical_focal_crossentropy,
+    "categorical_generalized_cross_entropy": more.categorical_generalized_cross_entropy,
+    "categorical_hinge": more.categorical_hinge, "squared_hinge": more.squared_hinge,
+    "circle": more.circle, "cosine_similarity": more.cosine_similarity, "dice": more.dice,
+    "logcosh": more.log_cosh, "tversky": more.tversky, "ctc": ctc,
 }
 CLASSES = {cls.__name__: cls for cls in (
     Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
-    MeanSquaredLogarithmicError, Huber, Hinge, KLDivergence, Poisson, BinaryCrossentropy,
-    CategoricalCrossentropy, SparseCategoricalCrossentropy)}
+    MeanSquaredLogarithmicError, CosineSimilarity, Huber, LogCosh, Hinge, SquaredHinge,
+    CategoricalHinge, KLDivergence, Poisson, BinaryCrossentropy, BinaryFocalCrossentropy,
+    CategoricalCrossentropy, CategoricalFocalCrossentropy, SparseCategoricalCrossentropy, CTC, Dice,
+    Tversky, Circle, CategoricalGeneralizedCrossEntropy)}
+# every loss function by its own name and Keras' short aliases, for get/deserialize
+FUNCTIONS_BY_NAME = {**{fn.__name__: fn for fn in FUNCTIONS.values()}, **FUNCTIONS,
+                     "bce": binary_crossentropy, "BCE": binary_crossentropy}
+
+
+def serialize(loss: Any) -> Dict[str, Any]:
+    """Keras' serialized form of a loss instance or a loss function."""
+    if isinstance(loss, Loss):
+        return {"module": "keras.losses", "class_name": type(loss).__name__,
+                "config": loss.get_config(), "registered_name": None}
+    if callable(loss) and getattr(loss, "__name__", None) in FUNCTIONS_BY_NAME:
+        return {"module": "builtins", "class_name": "function", "config": loss.__name__,
+                "registered_name": "function"}
+    raise ValueError(f"Cannot serialize loss: {loss!r}")
+
+
+def deserialize(name: Any, custom_objects: Optional[Dict[str, Any]] = None) -> Any:
+    """A loss instance or function from `serialize`'s dict or a name."""
+    objects: Dict[Any, Any] = {**CLASSES, **FUNCTIONS_BY_NAME, **(custom_objects or {})}
+    if isinstance(name, dict):
+        if name.get("class_name") == "function":
+            key, config = name.get("config"), None
+        else:
+            key, config = name.get("class_name"), name.get("config", {})
+        found: Any = objects.get(key)
+        if isinstance(found, type) and issubclass(found, Loss) and config is not None:
+            return found.from_config(config)
+        if found is not None and config is None:
+            return found
+    elif isinstance(name, str) and name in objects:
+        found = objects[name]
+        return found() if isinstance(found, type) else found
+    raise ValueError(f"Could not interpret loss identifier: {name}")
 
 
 def get(identifier: Any) -> Any:
-    """A loss from a name ("mse", "MeanSquaredError"), a callable, or None."""
+    """A loss from a name ("mse", "MeanSquaredError"), a config dict, a callable, or None."""
     if identifier is None or callable(identifier) and not isinstance(identifier, str):
         return identifier
-    if isinstance(identifier, str):
-        if identifier in FUNCTIONS:
-            return FUNCTIONS[identifier]
-        if identifier in CLASSES and identifier not in ("Loss", "LossFunctionWrapper"):
-            return CLASSES[identifier]()
+    if isinstance(identifier, (str, dict)) and \
+            identifier not in ("Loss", "LossFunctionWrapper"):
+        return deserialize(identifier)
     raise ValueError(f"Could not interpret loss identifier: {identifier}")
 
 
-NAMES = {**CLASSES, **FUNCTIONS, "get": get}
+NAMES = {**{k: v for k, v in CLASSES.items() if k != "LossFunctionWrapper"}, **FUNCTIONS,
+         "Reduction": Reduction, "get": get, "serialize": serialize, "deserialize": deserialize}

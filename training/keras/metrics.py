@@ -18,14 +18,33 @@ from ...ops.array import array_ops, selection_ops
 from ...ops.math import math_ops, reduction_ops, special_math_ops
 from ...ops.constant_op import constant, convert_to_tensor
 from ...ops.state.variables import Variable
-from . import losses as losses_lib
+from . import losses as losses_lib, naming
+
+
+class MetricVariable(Variable):
+    """A metric's state variable as Keras 3 shows it: `name` "total", `path`
+    "mean/total" (the underlying variable's name), Keras' repr."""
+
+    @property
+    def name(self) -> str:
+        return self.path.rpartition("/")[2]
+
+    @property
+    def path(self) -> str:
+        return self._name[:-2] if self._name.endswith(":0") else self._name
+
+    def __repr__(self) -> str:
+        value = "" if self._graph is not None else f", value={np.asarray(self._value)}"
+        return (f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, "
+                f"dtype={self.dtype.name}{value}>")
 
 
 class Metric:
-    """Base of Keras metrics: owns its state variables (non-trainable)."""
+    """Base of Keras metrics: owns its state variables (non-trainable). An unnamed
+    metric is named as Keras does: its snake-case class name, made unique."""
 
     def __init__(self, name: Optional[str] = None, dtype: Any = None) -> None:
-        self.name = name or losses_lib.snake_case(type(self).__name__)
+        self.name = name or naming.auto_name(type(self).__name__)
         self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._variables: List[Variable] = []
 
@@ -34,7 +53,8 @@ class Metric:
         dtype = dtypes.as_dtype(dtype or self.dtype)
         value = np.zeros(shape, dtype.as_numpy_dtype)
         with init_scope():
-            variable = Variable(value, trainable=False, name=name or "variable", dtype=dtype)
+            variable = MetricVariable(value, trainable=False,
+                                      name=f"{self.name}/{name or 'variable'}", dtype=dtype)
         self._variables.append(variable)
         return variable
 
@@ -214,7 +234,7 @@ class AUC(Metric):
     evenly spaced thresholds, summed by Keras' rule ("interpolation": trapezoids)."""
 
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
-                 summation_method: str = "interpolation", name: str = "auc",
+                 summation_method: str = "interpolation", name: Optional[str] = None,
                  dtype: Any = None, thresholds: Any = None, multi_label: bool = False,
                  num_labels: Any = None, label_weights: Any = None,
                  from_logits: bool = False) -> None:
