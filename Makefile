@@ -11,15 +11,15 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "[setup 2/3] upgrading pip"
 	@$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	@echo "[setup 3/3] installing duograd (editable) with its test tools, tensorboard and MPI"
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@echo "[setup 3/3] installing duograd (editable) with its test tools and every optional extra"
+	@PYTHONWARNINGS=ignore $(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
 
 DEMO_STAMP := $(VENV)/.demo-installed
 
 $(DEMO_STAMP): $(STAMP)
 	@echo "[setup] installing the demo extras (tqdm, tensorboard)"
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[demo]'
+	@PYTHONWARNINGS=ignore $(PY) -m pip install --quiet --disable-pip-version-check -e '.[demo]'
 	@touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
