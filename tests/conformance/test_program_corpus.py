@@ -4,8 +4,9 @@ import importlib.util
 import os
 
 import pytest
+from repo_paths import REPO_ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 _spec = importlib.util.spec_from_file_location(
     "program_corpus", os.path.join(ROOT, "conformance", "program_corpus.py"))
 corpus = importlib.util.module_from_spec(_spec)
