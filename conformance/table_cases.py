@@ -62,7 +62,8 @@ class Internal:
         self._name = name
 
     def __getattr__(self, attr: str) -> Any:
-        raise Untranslatable(f"uses duograd's internal {self._name}.{attr}")
+        # Rows name internals when the table is loaded; only calling one is untranslatable.
+        return Internal(f"{self._name}.{attr}")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise Untranslatable(f"uses duograd's internal {self._name}")
@@ -76,9 +77,8 @@ def _source_for(path: str, backend: str) -> str:
         if line.strip() == "import duograd as dg":
             line = "dg = __conformance_dg__"
         elif backend == "tf" and line.startswith("from duograd"):
-            names = line.split(" import ", 1)[1]
-            line = "; ".join(f"{n.strip()} = __conformance_internal__({n.strip()!r})"
-                             for n in names.split(","))
+            names = [n.strip().split(" as ") for n in line.split(" import ", 1)[1].split(",")]
+            line = "; ".join(f"{n[-1]} = __conformance_internal__({n[0]!r})" for n in names)
         lines.append(line)
     return "\n".join(lines) + "\n"
 
