@@ -434,7 +434,12 @@ def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:
             raise ValueError(f"Cannot feed value {value!r} for Tensor '{tensor.name}', which "
                              "has dtype string: could not convert it")
         value = strings
-    array = np.asarray(getattr(value, "array", value))
+    raw = getattr(value, "array", value)
+    array = np.asarray(raw)
+    if isinstance(raw, np.ndarray) and array.dtype == target:
+        # As TF, the fed value is copied: a fetch (a reshape or slice of the feed is a
+        # NumPy view) must not change when the caller later writes into its array.
+        array = array.copy()
     if array.dtype != target:
         # As TF, any numeric value converts as NumPy casts it (np.asarray(value,
         # dtype)); strings, None and other objects are a ValueError.

@@ -263,4 +263,5 @@ __all__ = ["space_to_batch_nd", "space_to_batch", "batch_to_space"]
 NN_NAMES = {"space_to_depth": space_to_depth, "depth_to_space": depth_to_space,
             "space_to_batch": space_to_batch}
 V1_NAMES = {"space_to_batch": space_to_batch_v1, "batch_to_space": batch_to_space_v1,
+            "batch_to_space_nd": batch_to_space,   # tf.compat.v1.batch_to_space_nd (the op)
             "space_to_depth": space_to_depth, "depth_to_space": depth_to_space}

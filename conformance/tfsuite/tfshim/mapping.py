@@ -125,6 +125,11 @@ MODULES: Dict[str, Spec] = {
         "gather_v2": "gather",               # array_ops.gather_v2 is tf.gather
         "squeeze_v2": "squeeze",
         "prevent_gradient": None,
+        # these array_ops names are TF 1's forms: array_ops.X is tf.compat.v1.X, not tf.X
+        **{n: "compat.v1." + n for n in (
+            "batch_to_space", "batch_to_space_nd", "boolean_mask", "expand_dims", "gather",
+            "gather_nd", "ones_like", "pad", "reverse_sequence", "shape", "size",
+            "space_to_batch", "squeeze", "transpose", "where", "zeros_like")},
     }),
     P + "ops.math_ops": Spec(("", "math"), {
         "add_v2": "add",                      # tf.add builds AddV2
@@ -134,7 +139,8 @@ MODULES: Dict[str, Spec] = {
         "mul_no_nan": "math.multiply_no_nan",
     }),
     P + "ops.nn": Spec(("nn",)),
-    P + "ops.nn_ops": Spec(("nn",)),
+    # nn_ops.conv2d is TF 1's form (tf.compat.v1.nn.conv2d: explicit padding, use_cudnn_on_gpu)
+    P + "ops.nn_ops": Spec(("nn",), {"conv2d": "compat.v1.nn.conv2d"}),
     P + "ops.nn_impl": Spec(("nn",), {"swish": ["nn.silu", "nn.swish"]}),
     P + "ops.random_ops": Spec(("random",), {
         "random_uniform": "random.uniform",
