@@ -127,7 +127,8 @@ MODULES: Dict[str, Spec] = {
         "prevent_gradient": None,
         # these array_ops names are TF 1's forms: array_ops.X is tf.compat.v1.X, not tf.X
         **{n: "compat.v1." + n for n in (
-            "batch_to_space", "batch_to_space_nd", "boolean_mask", "expand_dims", "gather",
+            "batch_to_space", "batch_to_space_nd", "boolean_mask", "depth_to_space",
+            "expand_dims", "gather", "space_to_depth",
             "gather_nd", "ones_like", "pad", "reverse_sequence", "shape", "size",
             "space_to_batch", "squeeze", "transpose", "where", "zeros_like")},
     }),
