@@ -105,10 +105,19 @@ def _nd_infer(to_batch: bool):
         if block is None or pads is None:
             # As TF: the M block dims (block_shape's length, when static) and the batch
             # become unknown; the dims after them are kept.
+            # A static block_shape still gives the batch (times or over its product).
             m_dim = block_t.shape.dims[0] if block_t.shape.rank == 1 else None
             if m_dim is None or m_dim + 1 > x.shape.rank:
                 return [(x.dtype, TensorShape((None,) * x.shape.rank))]
-            return [(x.dtype, TensorShape([None] * (1 + m_dim) + list(x.shape.dims[1 + m_dim:])))]
+            batch = None
+            if block is not None and x.shape.dims[0] is not None:
+                total = int(np.prod(np.asarray(block).astype(np.int64)))
+                if to_batch:
+                    batch = x.shape.dims[0] * total
+                elif total > 0 and x.shape.dims[0] % total == 0:
+                    batch = x.shape.dims[0] // total
+            return [(x.dtype, TensorShape([batch] + [None] * m_dim
+                                          + list(x.shape.dims[1 + m_dim:])))]
         block, pads = np.asarray(block).astype(np.int64), np.asarray(pads).astype(np.int64)
         m = _check_block(block, pads, x.shape.rank, "paddings" if to_batch else "crops")
         dims = list(x.shape.dims)

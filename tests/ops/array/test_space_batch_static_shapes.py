@@ -35,3 +35,13 @@ def test_batch_to_space_nd_is_the_v1_public_name_of_the_op():
     out = dg.compat.v1.batch_to_space_nd(x, [2, 2], [[0, 0], [0, 0]])
     # TF 2.21: tf.compat.v1.batch_to_space_nd gives shape (1, 2, 2, 2) and these values
     assert out.numpy().tolist() == [[[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]]
+
+
+def test_a_static_block_shape_with_unknown_crops_or_paddings_still_gives_the_batch():
+    with dg.Graph().as_default():
+        out = dg.compat.v1.batch_to_space_nd(_ph(dg.float32, (18, None, None, 2)), [2, 3],
+                                             _ph(dg.int32))
+        assert out.shape.as_list() == [3, None, None, 2]          # TF 2.21
+        out = dg.space_to_batch_nd(_ph(dg.float32, (3, None, None, 2)), [2, 3],
+                                   _ph(dg.int32))
+        assert out.shape.as_list() == [18, None, None, 2]         # TF 2.21
