@@ -320,6 +320,8 @@ class Session:
                 self._plans[key] = plan
                 plan.feed_tensors = feed_tensors  # keeps the keyed tensors alive
         values = run_plan(plan, tuple(feed_values), self)
+        if feed_values:
+            values = _unaliased(values, feed_values)
         return nest.pack_sequence_as(fetches, expand(values))
 
     def _fetch_leaves(self, flat: List[Any]):
@@ -425,6 +427,21 @@ def _graph_element(value: Any, convert: Any) -> Any:
     return element if element is not None else convert()
 
 
+def _unaliased(values: tuple, feed_values: list) -> tuple:
+    """Fetched values that are NumPy views of a fed array (a reshape or slice of a
+    placeholder) copied, as TF's fetches are: they must not change when the caller
+    later writes into its array. A fetched placeholder is the fed array itself, as TF."""
+    feeds = [f for f in feed_values if isinstance(f, np.ndarray) and f.size]
+    out = []
+    for value in values:
+        if (isinstance(value, np.ndarray) and value.size
+                and not any(value is f for f in feeds)
+                and any(np.may_share_memory(value, f) for f in feeds)):
+            value = value.copy()
+        out.append(value)
+    return tuple(out)
+
+
 def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:
     """The fed value as an array of the tensor's dtype; errors name the tensor."""
     target = tensor.dtype.as_numpy_dtype
@@ -434,12 +451,7 @@ def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:
             raise ValueError(f"Cannot feed value {value!r} for Tensor '{tensor.name}', which "
                              "has dtype string: could not convert it")
         value = strings
-    raw = getattr(value, "array", value)
-    array = np.asarray(raw)
-    if isinstance(raw, np.ndarray) and array.dtype == target:
-        # As TF, the fed value is copied: a fetch (a reshape or slice of the feed is a
-        # NumPy view) must not change when the caller later writes into its array.
-        array = array.copy()
+    array = np.asarray(getattr(value, "array", value))
     if array.dtype != target:
         # As TF, any numeric value converts as NumPy casts it (np.asarray(value,
         # dtype)); strings, None and other objects are a ValueError.

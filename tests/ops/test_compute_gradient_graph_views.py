@@ -13,13 +13,15 @@ import duograd as dg
 def test_a_fetch_does_not_change_when_the_fed_array_is_written_later():
     with dg.Graph().as_default():
         p = dg.compat.v1.placeholder(dg.float64, [3])
-        fetches = [dg.reshape(p, [3, 1]), p[1:]]
+        fetches = [dg.reshape(p, [3, 1]), p, p[1:]]
         with dg.compat.v1.Session() as sess:
             fed = np.array([1.0, 2.0, 3.0])
-            reshaped, sliced = sess.run(fetches, {p: fed})
+            reshaped, same, sliced = sess.run(fetches, {p: fed})
             fed[:] = 9.0
-            # TF 2.21 (tf.compat.v1.Session): [[1], [2], [3]] and [2, 3]
+            # TF 2.21 (tf.compat.v1.Session): [[1], [2], [3]], [9, 9, 9] (a fetched
+            # placeholder is the fed array itself) and [2, 3]
             assert reshaped.tolist() == [[1.0], [2.0], [3.0]]
+            assert same.tolist() == [9.0, 9.0, 9.0]
             assert sliced.tolist() == [2.0, 3.0]
 
 
