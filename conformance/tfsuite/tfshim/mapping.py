@@ -103,6 +103,8 @@ MODULES: Dict[str, Spec] = {
     P + "framework.meta_graph": Spec(()),
     P + "framework.memory_checker": Spec(()),
     P + "client.session": Spec((), {"Session": "compat.v1.Session"}),
+    # random_seed.set_random_seed is tf.compat.v1.set_random_seed
+    P + "framework.random_seed": Spec((), {"set_random_seed": "compat.v1.set_random_seed"}),
     P + "pywrap_tfe": Spec(()),
     # -- eager ----------------------------------------------------------------
     P + "eager.backprop": Spec((), {"GradientTape": "GradientTape"}),
@@ -151,6 +153,8 @@ MODULES: Dict[str, Spec] = {
         "random_poisson_v2": "compat.v2.random.poisson",   # (shape, lam), the v2 order
         "parameterized_truncated_normal": None,
     }),
+    # stateless_random_ops.stateless_random_normal is tf.random.stateless_normal
+    P + "ops.stateless_random_ops": Spec((), {"stateless_random_normal": "random.stateless_normal"}),
     P + "ops.gradients": Spec(("",)),
     P + "ops.gradients_impl": Spec(("",), {
         # duograd makes TF's private _hessian_vector_product public
