@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# TensorFlow's op and kernel test files (issue 22), run unmodified through the tfsuite runner
-# beside this checkout (../shared/tfsuite, same rules: TensorFlow first as the oracle, then
+# TensorFlow's op and kernel test files (issue 22), run unmodified through the project's copy of the tfsuite runner
+# (conformance/tfsuite, copied from ../shared/tfsuite; same rules: TensorFlow first as the oracle, then
 # duograd; public names only). The files are listed, with commit and sha256, in
 # conformance/tfsuite_more_files.md; fetch each byte for byte into $TFSUITE_SRC/<path>.
 # Prints the runner's table and the public in-scope pass rate per file.
@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 PYTHON="${PYTHON:-$ROOT/.venv-conformance/bin/python}"
-TFSUITE="${TFSUITE:-$ROOT/../shared/tfsuite}"
+TFSUITE="${TFSUITE:-$ROOT/conformance/tfsuite}"
 SRC="${TFSUITE_SRC:-$HOME/.cache/tfsuite/src}"
 OUT="${TFSUITE_OUT:-$ROOT/.tfsuite-out-more}"
 LIST="$ROOT/conformance/tfsuite_more_files.md"

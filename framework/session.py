@@ -320,6 +320,8 @@ class Session:
                 self._plans[key] = plan
                 plan.feed_tensors = feed_tensors  # keeps the keyed tensors alive
         values = run_plan(plan, tuple(feed_values), self)
+        if feed_values:
+            values = _unaliased(values, feed_values)
         return nest.pack_sequence_as(fetches, expand(values))
 
     def _fetch_leaves(self, flat: List[Any]):
@@ -423,6 +425,21 @@ def _graph_element(value: Any, convert: Any) -> Any:
     """What a fetch or feed of a non-tensor means: a variable's own read, else a conversion."""
     element = getattr(value, "graph_element", None)
     return element if element is not None else convert()
+
+
+def _unaliased(values: tuple, feed_values: list) -> tuple:
+    """Fetched values that are NumPy views of a fed array (a reshape or slice of a
+    placeholder) copied, as TF's fetches are: they must not change when the caller
+    later writes into its array. A fetched placeholder is the fed array itself, as TF."""
+    feeds = [f for f in feed_values if isinstance(f, np.ndarray) and f.size]
+    out = []
+    for value in values:
+        if (isinstance(value, np.ndarray) and value.size
+                and not any(value is f for f in feeds)
+                and any(np.may_share_memory(value, f) for f in feeds)):
+            value = value.copy()
+        out.append(value)
+    return tuple(out)
 
 
 def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:

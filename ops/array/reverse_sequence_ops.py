@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ..constant_op import constant, convert_to_tensor
@@ -14,12 +15,30 @@ from ..dispatch import apply_op
 
 
 def _check_axes(rank: int, seq_dim: int, batch_dim: int) -> None:
-    if not 0 <= seq_dim < rank:
-        raise ValueError(f"Invalid seq_dim {seq_dim} for an input of rank {rank}")
-    if not 0 <= batch_dim < rank:
-        raise ValueError(f"Invalid batch_dim {batch_dim} for an input of rank {rank}")
+    """The kernel's checks, in TF's order and with its messages (InvalidArgumentError)."""
+    if seq_dim < 0:
+        raise InvalidArgumentError(None, None, f"Invalid seq_dim {seq_dim}")
+    if batch_dim < 0:
+        raise InvalidArgumentError(None, None, f"Invalid batch_dim {batch_dim}")
     if seq_dim == batch_dim:
-        raise ValueError(f"seq_dim == batch_dim == {seq_dim}")
+        raise InvalidArgumentError(None, None, f"batch_dim == seq_dim == {seq_dim}")
+    if seq_dim >= rank:
+        raise InvalidArgumentError(None, None,
+                                   f"seq_dim must be < input rank ( {seq_dim} vs. {rank})")
+    if batch_dim >= rank:
+        raise InvalidArgumentError(None, None,
+                                   f"batch_dim must be < input rank ( {batch_dim} vs. {rank})")
+
+
+def _check_axes_static(rank: int, seq_dim: int, batch_dim: int) -> None:
+    """The graph-time shape function's checks (ValueError): TF leaves a negative seq_dim
+    and seq_dim == batch_dim to the kernel."""
+    if batch_dim >= rank:
+        raise ValueError(f"batch_dim must be < input rank: {batch_dim} vs. {rank}")
+    if seq_dim >= rank:
+        raise ValueError(f"seq_dim must be < input rank: {seq_dim} vs. {rank}")
+    if batch_dim < 0:
+        raise ValueError(f"batch_dim must be >=0, got {batch_dim}")
 
 
 def _reverse_sequence(x, seq_lengths, *, seq_dim, batch_dim):
@@ -52,7 +71,7 @@ def _infer(inputs, attrs):
         raise TypeError(f"seq_lengths must be int32 or int64, got {lengths.dtype.name}")
     rank = x.shape.rank
     if rank is not None:
-        _check_axes(rank, attrs["seq_dim"], attrs["batch_dim"])
+        _check_axes_static(rank, attrs["seq_dim"], attrs["batch_dim"])
         if lengths.shape.rank is not None and lengths.shape.rank != 1:
             raise ValueError(f"Shape must be rank 1 but is rank {lengths.shape.rank} for "
                              f"seq_lengths")

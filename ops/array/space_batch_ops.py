@@ -103,7 +103,21 @@ def _nd_infer(to_batch: bool):
         if x.shape.rank is None:
             return [(x.dtype, unknown_shape())]
         if block is None or pads is None:
-            return [(x.dtype, TensorShape((None,) * x.shape.rank))]
+            # As TF: the M block dims (block_shape's length, when static) and the batch
+            # become unknown; the dims after them are kept.
+            # A static block_shape still gives the batch (times or over its product).
+            m_dim = block_t.shape.dims[0] if block_t.shape.rank == 1 else None
+            if m_dim is None or m_dim + 1 > x.shape.rank:
+                return [(x.dtype, TensorShape((None,) * x.shape.rank))]
+            batch = None
+            if block is not None and x.shape.dims[0] is not None:
+                total = int(np.prod(np.asarray(block).astype(np.int64)))
+                if to_batch:
+                    batch = x.shape.dims[0] * total
+                elif total > 0 and x.shape.dims[0] % total == 0:
+                    batch = x.shape.dims[0] // total
+            return [(x.dtype, TensorShape([batch] + [None] * m_dim
+                                          + list(x.shape.dims[1 + m_dim:])))]
         block, pads = np.asarray(block).astype(np.int64), np.asarray(pads).astype(np.int64)
         m = _check_block(block, pads, x.shape.rank, "paddings" if to_batch else "crops")
         dims = list(x.shape.dims)
@@ -165,14 +179,22 @@ def space_to_batch_v1(input: Any, paddings: Any, block_size: Any = None,  # noqa
                       name: Optional[str] = None, block_shape: Any = None):
     """TF 1's tf.compat.v1.space_to_batch: a square block over the 2 spatial dims of NHWC."""
     size = block_size if block_size is not None else block_shape
-    return space_to_batch_nd(input, np.array([size, size], np.int64), paddings, name)
+    return _rank_4(space_to_batch_nd(input, np.array([size, size], np.int64), paddings, name))
 
 
 def batch_to_space_v1(input: Any, crops: Any, block_size: Any,  # noqa: A002
                       name: Optional[str] = None, block_shape: Any = None):
     """TF 1's tf.compat.v1.batch_to_space: a square block over the 2 spatial dims of NHWC."""
     size = block_size if block_size is not None else block_shape
-    return batch_to_space(input, np.array([size, size], np.int64), crops, name)
+    return _rank_4(batch_to_space(input, np.array([size, size], np.int64), crops, name))
+
+
+def _rank_4(out: Any) -> Any:
+    """TF 1's SpaceToBatch/BatchToSpace take a 4-D input: an unknown-rank graph input
+    still gives a 4-D static output shape, as TF's shape function says."""
+    if out.shape.rank is None and hasattr(out, "set_shape"):
+        out.set_shape(TensorShape((None,) * 4))
+    return out
 
 
 # -- depth ----------------------------------------------------------------------
@@ -263,4 +285,5 @@ __all__ = ["space_to_batch_nd", "space_to_batch", "batch_to_space"]
 NN_NAMES = {"space_to_depth": space_to_depth, "depth_to_space": depth_to_space,
             "space_to_batch": space_to_batch}
 V1_NAMES = {"space_to_batch": space_to_batch_v1, "batch_to_space": batch_to_space_v1,
+            "batch_to_space_nd": batch_to_space,   # tf.compat.v1.batch_to_space_nd (the op)
             "space_to_depth": space_to_depth, "depth_to_space": depth_to_space}

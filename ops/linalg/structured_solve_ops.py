@@ -56,6 +56,11 @@ def _lstsq_kernel(matrix, rhs, l2_regularizer, *, fast):
     if b.shape[-2] != m:
         raise ValueError(f"MatrixSolveLs: matrix and rhs must have the same number of rows, "
                          f"got {m} and {b.shape[-2]}")
+    if a.size == 0 or b.size == 0:
+        # An empty system: X is [..., N, K] of zeros (TF: zeros for fast=True; its
+        # fast=False kernel leaves the buffer uninitialised, zeros here).
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        return np.zeros(batch + (n, b.shape[-1]), matrix.dtype)
     a_h = np.conj(np.swapaxes(a, -1, -2))
     if fast:
         if m >= n:

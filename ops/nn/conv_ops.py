@@ -14,7 +14,7 @@ import numpy as np
 
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape
-from ..array import array_ops
+from ..array import array_ops, manip_ops
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
 from ..array.indexed_slices_ops import gather
@@ -251,6 +251,30 @@ CONV2D_BACKPROP_FILTER = declare_op("Conv2DBackpropFilter", _conv2d_backprop_fil
 
 
 # -- public functions -----------------------------------------------------------------------
+def _explicit_padding(padding: Any, data_format: Any) -> Optional[list]:
+    """TF's explicit padding (4 [before, after] pairs in data_format's order, 0 for the
+    batch and depth dims) as NHWC pairs; None for 'SAME'/'VALID'. duograd pads the input
+    and runs a VALID convolution: the same values and gradients as TF's EXPLICIT kernel."""
+    if isinstance(padding, str) or not isinstance(padding, (list, tuple, np.ndarray)):
+        return None
+    if len(padding) != 4:
+        raise ValueError(f"When padding is a list, it must be of size 4. Received: "
+                         f"padding={padding!r} of size {len(padding)}")
+    pairs = np.asarray(padding)
+    if pairs.shape != (4, 2) or pairs.dtype.kind not in "iu":
+        raise ValueError(f"When padding is explicit, it must be a list of 4 [before, after] "
+                         f"integer pairs, got {padding!r}")
+    if np.any(pairs < 0):
+        raise ValueError(f"All elements of explicit_paddings must be nonnegative, got "
+                         f"{pairs.tolist()}")
+    nchw = check_data_format(data_format) == "NCHW"
+    batch, depth = (0, 1) if nchw else (0, 3)
+    if np.any(pairs[[batch, depth]]):
+        raise ValueError(f"Nonzero explicit padding in the batch or depth dimensions is not "
+                         f"supported, got {pairs.tolist()}")
+    return [[int(a), int(b)] for a, b in (pairs[[0, 2, 3, 1]] if nchw else pairs)]
+
+
 def _conv_attrs(strides: Any, padding: Any, data_format: Any, dilations: Any) -> dict:
     data_format = check_data_format(data_format)
     return {"strides": window_attr(strides, "strides", data_format),
@@ -275,11 +299,15 @@ def _nchw_sizes(sizes: Any):
 def conv2d(input: Any, filters: Any, strides: Any, padding: Any,  # noqa: A002 (TF's name)
            data_format: str = "NHWC", dilations: Any = None, name: Optional[str] = None):
     """2-D convolution of `input` [N, H, W, C] with `filters` [KH, KW, C, O] (TF's)."""
-    attrs = _conv_attrs(strides, padding, data_format, dilations)
+    explicit = _explicit_padding(padding, data_format)
+    attrs = _conv_attrs(strides, "VALID" if explicit else padding, data_format, dilations)
     x = convert_to_tensor(input)
     w = convert_to_tensor(filters, dtype_hint=x.dtype)
     data_format = check_data_format(data_format)
-    y = apply_op(CONV2D, (_to_nhwc(x, data_format), w), attrs, name)
+    x = _to_nhwc(x, data_format)
+    if explicit:
+        x = manip_ops.pad(x, explicit)
+    y = apply_op(CONV2D, (x, w), attrs, name)
     return _from_nhwc(y, data_format)
 
 
@@ -304,9 +332,12 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any,  # noqa: A002 (TF's na
                            data_format: str = "NHWC", dilations: Any = None,
                            name: Optional[str] = None):
     """The gradient of conv2d with respect to its filter, of shape `filter_sizes`."""
-    attrs = _conv_attrs(strides, padding, data_format, dilations)
+    explicit = _explicit_padding(padding, data_format)
+    attrs = _conv_attrs(strides, "VALID" if explicit else padding, data_format, dilations)
     data_format = check_data_format(data_format)
     x = _to_nhwc(convert_to_tensor(input), data_format)
+    if explicit:
+        x = manip_ops.pad(x, explicit)
     dy = _to_nhwc(convert_to_tensor(out_backprop, dtype_hint=x.dtype), data_format)
     sizes = convert_to_tensor(filter_sizes)
     return apply_op(CONV2D_BACKPROP_FILTER, (x, sizes, dy), attrs, name)

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...framework import dtypes
+from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, broadcast_shapes
@@ -52,7 +53,20 @@ def _gamma_draw(generator, shape, alpha, dtype):
 
 
 # -- RandomGamma ------------------------------------------------------------------------------
+def _check_gamma_size(dims, alpha_shape) -> None:
+    """TF's RandomGamma multiplies the sample dims, then alpha's dims, into an int64
+    count and refuses one that overflows (InvalidArgumentError naming the product)."""
+    count = 1
+    for d in list(dims) + list(alpha_shape):
+        product = count * max(int(d), 0)
+        if product > np.iinfo(np.int64).max:
+            raise InvalidArgumentError(None, None, f"Encountered overflow when multiplying "
+                                                   f"{count} with {int(d)}, result: -1")
+        count = product
+
+
 def _random_gamma(resources, shape, alpha, *, dtype, stream):
+    _check_gamma_size(np.reshape(np.asarray(shape), -1), alpha.shape)
     return _gamma_draw(generator_of(resources, stream), shape_dims(shape), alpha,
                        dtype.as_numpy_dtype)
 
