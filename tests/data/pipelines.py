@@ -4,6 +4,7 @@ over `D` (the Dataset class), `T` (the tensorflow or duograd module) and `np`.
 `ELEMENT_CASES` record element_spec, cardinality and the element sequence;
 `ERROR_CASES` record the exception class (and message) of building or iterating.
 """
+import numpy as np
 
 ELEMENT_CASES = {
     "slices_tuple": "D.from_tensor_slices(([1, 2, 3], np.array([4., 5., 6.])))",
@@ -139,3 +140,23 @@ ERROR_CASES = {
     "scan_state_dtype_changes": "D.range(3).scan(T.constant(0, T.int32), lambda s, x: (T.cast(s, T.float32), x))",
     "map_error_at_element": "list(D.from_tensor_slices([1.0, 2.0, -1.0, 4.0]).map(lambda x: T.debugging.check_numerics(T.math.log(x), 'bad')))",
 }
+
+
+def encode(value):
+    """A dataset element as JSON-able data: nesting, dtype, shape and values."""
+    if isinstance(value, dict):
+        return {"dict": {k: encode(v) for k, v in sorted(value.items())}}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    array = np.asarray(value)
+    return {"dtype": array.dtype.name, "shape": list(array.shape), "value": array.tolist()}
+
+
+def encode_spec(spec):
+    """An element_spec as JSON-able data (TF's and duograd's specs encode alike)."""
+    if isinstance(spec, dict):
+        return {"dict": {k: encode_spec(v) for k, v in sorted(spec.items())}}
+    if isinstance(spec, tuple):
+        return {"tuple": [encode_spec(v) for v in spec]}
+    return {"dtype": spec.dtype.name,
+            "shape": spec.shape.as_list() if spec.shape.rank is not None else None}

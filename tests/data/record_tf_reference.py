@@ -10,24 +10,8 @@ import numpy as np
 import tensorflow as tf
 
 sys.path.insert(0, os.path.dirname(__file__))
-from pipelines import CARDINALITY_CASES, ELEMENT_CASES, ERROR_CASES  # noqa: E402
+from pipelines import CARDINALITY_CASES, ELEMENT_CASES, ERROR_CASES, encode, encode_spec  # noqa: E402
 
-
-def encode(value):
-    if isinstance(value, dict):
-        return {"dict": {k: encode(v) for k, v in sorted(value.items())}}
-    if isinstance(value, tuple):
-        return {"tuple": [encode(v) for v in value]}
-    array = np.asarray(value)
-    return {"dtype": array.dtype.name, "shape": list(array.shape), "value": array.tolist()}
-
-
-def encode_spec(spec):
-    if isinstance(spec, dict):
-        return {"dict": {k: encode_spec(v) for k, v in sorted(spec.items())}}
-    if isinstance(spec, tuple):
-        return {"tuple": [encode_spec(v) for v in spec]}
-    return {"dtype": spec.dtype.name, "shape": spec.shape.as_list() if spec.shape.rank is not None else None}
 
 
 def main():

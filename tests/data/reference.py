@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 import duograd as dg
+from pipelines import encode, encode_spec  # noqa: F401 (re-exported to the tests)
 
 _HERE = os.path.dirname(__file__)
 
@@ -19,23 +20,6 @@ SCOPE = {"D": dg.data.Dataset, "T": dg, "np": np}
 def build(source):
     return eval(source, dict(SCOPE))  # noqa: S307 - the test's own pipeline table
 
-
-def encode(value):
-    if isinstance(value, dict):
-        return {"dict": {k: encode(v) for k, v in sorted(value.items())}}
-    if isinstance(value, tuple):
-        return {"tuple": [encode(v) for v in value]}
-    array = np.asarray(value)
-    return {"dtype": array.dtype.name, "shape": list(array.shape), "value": array.tolist()}
-
-
-def encode_spec(spec):
-    if isinstance(spec, dict):
-        return {"dict": {k: encode_spec(v) for k, v in sorted(spec.items())}}
-    if isinstance(spec, tuple):
-        return {"tuple": [encode_spec(v) for v in spec]}
-    return {"dtype": spec.dtype.name,
-            "shape": spec.shape.as_list() if spec.shape.rank is not None else None}
 
 
 def tf_message(message):
