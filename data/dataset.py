@@ -8,6 +8,7 @@ Iteration packs the flat tuples into EagerTensors (iterator.py).
 """
 from __future__ import annotations
 
+import abc
 from typing import Any, Callable, Dict, Iterator, Optional
 
 import numpy as np
@@ -101,7 +102,7 @@ class IterationContext:
                 "or build it from eager values.") from None
 
 
-class Dataset:
+class Dataset(abc.ABC):
     """A sequence of elements of one structure (TensorFlow's tf.data.Dataset)."""
 
     def __init__(self, element_spec: Any, inputs: tuple = ()) -> None:
@@ -110,9 +111,9 @@ class Dataset:
         self._own_options: Optional[Options] = None
 
     # -- what every dataset implements --------------------------------------
+    @abc.abstractmethod
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        """The elements, as flat tuples of arrays (override)."""
-        raise NotImplementedError
+        """The elements, as flat tuples of arrays (every kind of dataset defines it)."""
 
     def cardinality_value(self) -> int:
         """The number of elements, INFINITE_CARDINALITY or UNKNOWN_CARDINALITY."""

@@ -434,7 +434,7 @@ def _unaliased(values: tuple, feed_values: list) -> tuple:
     feeds = [f for f in feed_values if isinstance(f, np.ndarray) and f.size]
     out = []
     for value in values:
-        if (isinstance(value, np.ndarray) and value.size
+        if (isinstance(value, np.ndarray) and value.base is not None and value.size
                 and not any(value is f for f in feeds)
                 and any(np.may_share_memory(value, f) for f in feeds)):
             value = value.copy()

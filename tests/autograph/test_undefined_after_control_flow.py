@@ -85,3 +85,18 @@ def test_packed_shape_of_a_loop_counter():
         return dg.zeros([n, 2])
 
     assert f(dg.constant(3)).shape == (3, 2)
+
+
+def test_a_return_under_a_tensor_condition_inside_a_tensor_loop_is_tfs_not_implemented():
+    # TF 2.21: NotImplementedError "a return statement cannot be placed inside this
+    # TensorFlow loop; ..." (the return value has no value when the loop starts)
+    @dg.function
+    def f(x):
+        while x > 0:
+            x = x - 1
+            if x < 5:
+                return x
+        return x
+
+    with pytest.raises(NotImplementedError, match="a return statement cannot be placed inside"):
+        f(dg.constant(3))
