@@ -26,7 +26,8 @@ from .framework import errors as errors_module
 from .eager import execution_mode, forwardprop
 from .framework import device_config, nest_api
 from .framework.interactive_session import InteractiveSession
-from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
+from .framework.default_session import get_default_session
+from .framework.session import Session, get_default_graph, reset_default_graph
 from .ops.array import array_ops, indexed_slices_ops
 from .ops.math import math_ops, matmul_ops, reduction_ops
 from .ops.linalg import linalg_ops, matrix_diag_ops, norm_ops

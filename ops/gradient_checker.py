@@ -22,7 +22,7 @@ from ..eager import context
 from ..eager.backprop import GradientTape
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 from ..framework.tensor import Tensor
 from .array.array_ops import placeholder
 from .constant_op import convert_to_tensor

@@ -48,6 +48,24 @@ from .graph_function import GraphFunction, call_function, graph_output
 _state = context.state
 
 
+class _TracedGraphs(context.OwnedThreadState):
+    """The graphs traced on this thread since `log_traced_graphs` (None: not logging)."""
+
+    def __init__(self) -> None:
+        self.graphs: Optional[List[Any]] = None
+
+
+_traced = context.owned_state(_TracedGraphs)
+
+
+def log_traced_graphs(on: bool) -> List[Any]:
+    """Starts (`on`) or stops logging the graphs functions trace on this thread (what
+    dg.summary.trace_on/trace_export record); returns those logged until now."""
+    logged = _traced.graphs or []
+    _traced.graphs = [] if on else None
+    return logged
+
+
 def _eager_call_key(args: tuple) -> Optional[tuple]:
     """(graph, (NumPy dtype, shape) per argument) when every argument is an EagerTensor
     (a call the full lookup maps to one trace by exactly these), else None."""
@@ -468,8 +486,8 @@ class Function:
                     policy: str) -> Tuple[ConcreteFunction, bool]:
         graph = FuncGraph(f"{self._name}_{self._tracing_count}", outer_graph=_state.graph)
         graph.variable_policy = policy
-        if _state.summary_trace is not None:  # dg.summary.trace_on: trace_export writes it
-            _state.summary_trace.append(graph)
+        if _traced.graphs is not None:  # dg.summary.trace_on: trace_export writes them
+            _traced.graphs.append(graph)
         flat = nest.flatten([list(args), kwargs])
         mask = [_is_tensor_arg(leaf) for leaf in flat]
         with tracing(graph):
