@@ -20,7 +20,7 @@ from ...ops.constant_op import constant, convert_to_tensor
 from ...ops.array.array_ops import identity
 from ...ops.dispatch import apply_op
 from ...ops.functions.function import log_traced_graphs
-from .graph_def import graph_to_graph_def
+from ...formats.graph_export import graph_to_graph_def
 from .summary_ops import WRITE_SUMMARY
 from .writer import SummaryWriter, current_step, current_writer
 
@@ -140,7 +140,7 @@ def trace_export(name: str, step: Any = None, profiler_outdir: Any = None) -> No
         raise ValueError("No step set. Please specify one either through the `step` argument "
                          "or through tf.summary.experimental.set_step()")
     for traced in graphs:
-        writer.write_graph_def(graph_to_graph_def(traced), step=int(step_value))
+        writer.write_graph_def(graph_to_graph_def(traced, add_shapes=True), step=int(step_value))
 
 
 def _is_text(value: Any) -> bool:
@@ -197,9 +197,9 @@ def graph(graph_data: Any) -> bool:
     if writer is None:
         return False
     if hasattr(graph_data, "get_operations"):
-        graph_def = graph_to_graph_def(graph_data)
+        graph_def = graph_to_graph_def(graph_data, add_shapes=True)
     elif hasattr(graph_data, "graph") and hasattr(graph_data.graph, "get_operations"):
-        graph_def = graph_to_graph_def(graph_data.graph)
+        graph_def = graph_to_graph_def(graph_data.graph, add_shapes=True)
     elif hasattr(graph_data, "SerializeToString"):
         graph_def = graph_data
     else:
