@@ -84,6 +84,9 @@ class BatchDataset(Dataset):
                 yield block
             return
         upstream = self._inputs[0].elements(ctx)
+        if not self.fused_with_map():
+            yield from batches_of(upstream, size, self._drop, batch_elements)
+            return
         while True:
             group = list(itertools.islice(upstream, size))
             if not group or (self._drop and len(group) < size):
@@ -92,6 +95,40 @@ class BatchDataset(Dataset):
             # is lost, as TF's fused map-and-batch loses it)
             failed = next((e for e in group if type(e) is ErrorElement), None)
             yield batch_elements(group) if failed is None else failed
+
+    def fused_with_map(self) -> bool:
+        """Whether TF fuses this batch with the map before it (map_and_batch_fusion):
+        an element's error then loses its whole batch; otherwise only the elements
+        gathered before it (see batches_of)."""
+        from .mapping import MapDataset
+        source = self._inputs[0]
+        while getattr(source, "wraps", None) is not None:   # a DatasetV1 around it
+            source = source.wraps
+        return isinstance(source, MapDataset)
+
+
+def batches_of(upstream: Iterator[Any], size: int, drop_remainder: bool,
+               stack: Any) -> Iterator[Any]:
+    """Groups of `size` elements made into batches by `stack`. An element's error
+    (an ErrorElement) is that batch's result at once: the elements gathered before
+    it are dropped and the next batch starts after it (TF's batch and
+    padded_batch)."""
+    while True:
+        group: List[tuple] = []
+        failed = None
+        for element in upstream:
+            if type(element) is ErrorElement:
+                failed = element
+                break
+            group.append(element)
+            if len(group) == size:
+                break
+        if failed is not None:
+            yield failed
+            continue
+        if not group or (drop_remainder and len(group) < size):
+            return
+        yield stack(group)
 
 
 def _padded_shape(value: Any) -> Any:
@@ -152,13 +189,15 @@ class PaddedBatchDataset(Dataset):
     def cardinality_value(self) -> int:
         return _batched_cardinality(self._inputs[0].cardinality_value(), self._size, self._drop)
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        upstream = self._inputs[0].elements(ctx)
-        while True:
-            group = list(itertools.islice(upstream, self._size))
-            if not group or (self._drop and len(group) < self._size):
-                return
-            yield tuple(self._pad(parts, k) for k, parts in enumerate(zip(*group, strict=True)))
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
+        return batches_of(self._inputs[0].elements(ctx), self._size, self._drop,
+                          self._padded)
+
+    def _padded(self, group: List[tuple]) -> tuple:
+        return tuple(self._pad(parts, k) for k, parts in enumerate(zip(*group, strict=True)))
 
     def _pad(self, parts: Sequence[np.ndarray], k: int) -> np.ndarray:
         shape = self._shapes[k]
@@ -256,6 +295,9 @@ class RebatchDataset(Dataset):
 
     def cardinality_value(self) -> int:
         return self._inner.cardinality_value()
+
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         return self._inner.elements(ctx)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..framework import errors
 from . import structure
-from .dataset import Dataset, IterationContext
+from .dataset import Dataset, ErrorElement, IterationContext
 
 
 class CacheDataset(Dataset):
@@ -41,6 +41,9 @@ class CacheDataset(Dataset):
     def data_path(self) -> str:
         return self._filename + ".data-00000-of-00001"
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         cached = self._memory if not self._filename else self._read_files()
         if cached is not None:
@@ -48,7 +51,8 @@ class CacheDataset(Dataset):
             return
         recorded: List[tuple] = []
         for element in self._inputs[0].elements(ctx):
-            recorded.append(element)
+            if type(element) is not ErrorElement:   # an element's error is not cached (TF)
+                recorded.append(element)
             yield element
         if self._filename:
             self._write_files(recorded)

@@ -85,6 +85,14 @@ class IterationContext:
         self.options = options or Options()
         self.error_aware: set = set()   # see error_aware_datasets
 
+    def with_error_aware(self, more: set) -> "IterationContext":
+        """This context with `more` datasets sending ErrorElements (an interleave's
+        element datasets, made while iterating)."""
+        child = IterationContext(options=self.options)
+        child.bindings, child.resources = self.bindings, self.resources
+        child.error_aware = self.error_aware | more
+        return child
+
     def gives_error_elements(self, dataset: "Dataset") -> bool:
         """Whether `dataset` sends an element's error on as an ErrorElement."""
         return id(dataset) in self.error_aware

@@ -140,9 +140,15 @@ class TakeWhileDataset(Dataset):
         scalar_bool_check(self.function, "predicate")
         super().__init__(source.element_spec, (source,))
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         predicate, resources = self.function, ctx.resources
         for element in self._inputs[0].elements(ctx):
+            if type(element) is ErrorElement:
+                yield element
+                continue
             if not predicate(element, resources)[0]:
                 return
             yield element
