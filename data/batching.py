@@ -6,7 +6,7 @@ from typing import Any, Iterator, List, Sequence
 
 import numpy as np
 
-from ..framework import errors, nest
+from ..framework import dtypes, errors, nest
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
@@ -169,7 +169,7 @@ class PaddedBatchDataset(Dataset):
                                  f"{spec.shape} of the corresponding input component.")
         self._shapes = shapes
         if padding_values is None:
-            self._pads = [np.zeros((), s.dtype.as_numpy_dtype) for s in specs]
+            self._pads = [_zero(s.dtype) for s in specs]
         else:
             values = _up_to(source.element_spec, padding_values) \
                 if structure.is_structure(source.element_spec) else [padding_values]
@@ -213,6 +213,15 @@ class PaddedBatchDataset(Dataset):
         for i, part in enumerate(parts):
             out[(i,) + tuple(slice(0, s) for s in part.shape)] = part
         return out
+
+
+def _zero(dtype: Any) -> np.ndarray:
+    """TF's default padding: 0, or the empty string for strings."""
+    if dtype == dtypes.string:
+        empty = np.empty((), dtype=object)
+        empty[()] = b""
+        return empty
+    return np.zeros((), dtype.as_numpy_dtype)
 
 
 def _up_to(spec_structure: Any, values: Any) -> List[Any]:
@@ -278,10 +287,10 @@ class UnbatchDataset(Dataset):
                     f"{next(i for i, p in enumerate(batch) if p.shape[0] != batch[0].shape[0])} "
                     f"had size {next(p.shape[0] for p in batch if p.shape[0] != batch[0].shape[0])}.")
             if len(batch) == 1:
-                for row in batch[0]:
+                for row in structure.row_view(batch[0]):
                     yield (row,)
             else:
-                yield from zip(*batch, strict=True)
+                yield from zip(*[structure.row_view(part) for part in batch], strict=True)
 
 
 class RebatchDataset(Dataset):

@@ -91,7 +91,7 @@ class TensorSliceDataset(Dataset):
         return BlockReader(arrays[0].shape[0], lambda rows: tuple(a[rows] for a in arrays))
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        arrays = self.columns(ctx)
+        arrays = [structure.row_view(a) for a in self.columns(ctx)]
         if len(arrays) == 1:
             (array,) = arrays
             for row in array:
@@ -222,6 +222,8 @@ class GeneratorDataset(Dataset):
                 array = np.asarray(structure.leaf_array(leaf if not isinstance(leaf, tuple)
                                                         else list(leaf)))
                 target = spec.dtype.as_numpy_dtype
+                if (spec.dtype == dtypes.string) != (array.dtype == object):
+                    raise TypeError("incompatible dtype")
                 if array.dtype != target:
                     if array.dtype.kind not in "biuf" or (array.dtype.kind == "f" and
                                                           np.dtype(target).kind in "iub"):

@@ -109,6 +109,28 @@ def flat_specs(element_spec: Any) -> List[Any]:
     return nest.flatten(element_spec)
 
 
+def row_view(array: np.ndarray) -> Any:
+    """What iterating `array` along its first dimension gives, each row an array or a
+    NumPy scalar; a 1-D array of strings (dtype object) gives 0-d arrays, not the
+    bytes objects NumPy would (every stage takes a row for an array)."""
+    if array.dtype == object and array.ndim == 1:
+        return (array[i, ...] for i in range(array.shape[0]))
+    return array
+
+
+def string_results(flat: Sequence[Any], positions: Sequence[int]) -> tuple:
+    """`flat` with its string results at `positions` as object arrays: a kernel may give
+    a scalar string as a bytes object, which NumPy would stack as its bytes dtype
+    (dropping trailing NUL bytes)."""
+    out = list(flat)
+    for k in positions:
+        if not isinstance(out[k], np.ndarray):
+            scalar = np.empty((), dtype=object)
+            scalar[()] = out[k]
+            out[k] = scalar
+    return tuple(out)
+
+
 def pack(element_spec: Any, flat: Sequence[Any]) -> Any:
     """The user's view of a flat element: EagerTensors in the spec's structure."""
     leaves = [value if not isinstance(value, np.ndarray) and not isinstance(value, np.generic)
