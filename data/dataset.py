@@ -156,6 +156,16 @@ class Dataset(abc.ABC):
             found.extend(dataset.graph_tensors())
         return list({id(t): t for t in found}.values())
 
+    def function_argument_spec(self) -> Any:
+        """The trace key of this dataset as a dg.function argument: its DatasetSpec
+        (TF traces once per element_spec, whatever the dataset)."""
+        return structure.DatasetSpec(self._element_spec)
+
+    def eager_argument_value(self) -> Any:
+        """What an eager dg.function call passes for this dataset argument."""
+        from .arguments import VariantHandle
+        return VariantHandle(self)
+
     # -- structure ------------------------------------------------------------
     @property
     def element_spec(self) -> Any:

@@ -36,6 +36,15 @@ class DatasetSpec:
     def __repr__(self) -> str:
         return f"DatasetSpec({self.element_spec!r}, TensorShape({self.shape.as_list()}))"
 
+    # -- as a dg.function argument's spec (see data/arguments.py) ------------------
+    def function_argument_spec(self) -> "DatasetSpec":
+        return self
+
+    def placeholder_value(self, placeholder: Any) -> Any:
+        """What the traced function sees for a dataset argument of this spec."""
+        from .arguments import DatasetArgument
+        return DatasetArgument(placeholder, self.element_spec)
+
 
 def is_structure(value: Any) -> bool:
     """Tuples and dicts (namedtuples included) nest; lists are tensors in tf.data."""
