@@ -187,18 +187,3 @@ def test_datasets_from_function_loop_inside_a_function_with_one_replica():
 
     # batches [0..3], [4..7], [8, 9]: 6 * 4 + 22 * 4 + 17 * 2
     assert int(total()) == int(total()) == 146
-
-
-def test_mirrored_run_of_several_replicas_inside_a_function_is_refused():
-    import pytest
-    strategy = dg.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-    dataset = strategy.experimental_distribute_dataset(D.range(4).batch(2))
-
-    @dg.function
-    def loop():
-        for batch in dataset:
-            strategy.run(lambda b: b, args=(batch,))
-        return dg.constant(0)
-
-    with pytest.raises(dg.errors.UnimplementedError, match="MirroredStrategy.run"):
-        loop()
