@@ -88,7 +88,7 @@ class TensorSliceDataset(Dataset):
     def block_reader(self, ctx: IterationContext) -> Any:
         from .blocks import BlockReader
         arrays = self.columns(ctx)
-        return BlockReader(arrays[0].shape[0], lambda rows: tuple(a[rows] for a in arrays))
+        return BlockReader(arrays[0].shape[0], lambda rows: _rows(arrays, rows))
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         arrays = [structure.row_view(a) for a in self.columns(ctx)]
@@ -98,6 +98,14 @@ class TensorSliceDataset(Dataset):
                 yield (row,)
             return
         yield from zip(*arrays, strict=True)
+
+
+def _rows(arrays: List[np.ndarray], rows: Any) -> tuple:
+    """The rows of each array: a slice, or a gather (np.take: NumPy's faster gather
+    than fancy indexing along the first axis)."""
+    if isinstance(rows, slice):
+        return tuple(a[rows] for a in arrays)
+    return tuple(np.take(a, rows, axis=0) for a in arrays)
 
 
 class RangeDataset(Dataset):

@@ -142,10 +142,14 @@ def string_results(flat: Sequence[Any], positions: Sequence[int]) -> tuple:
 
 def pack(element_spec: Any, flat: Sequence[Any]) -> Any:
     """The user's view of a flat element: EagerTensors in the spec's structure."""
-    leaves = [value if not isinstance(value, np.ndarray) and not isinstance(value, np.generic)
-              else EagerTensor(np.asarray(value)) for value in flat]
+    leaves = [EagerTensor(value) if type(value) is np.ndarray else
+              EagerTensor(np.asarray(value)) if isinstance(value, (np.ndarray, np.generic))
+              else value for value in flat]
     if not is_structure(element_spec):
         return leaves[0]
+    if type(element_spec) is tuple and len(element_spec) == len(leaves) and all(
+            type(s) is TensorSpec for s in element_spec):
+        return tuple(leaves)   # a flat tuple (the common (features, labels)): no nest walk
     return nest.pack_sequence_as(element_spec, leaves)
 
 
