@@ -129,7 +129,7 @@ class SkipDataset(Dataset):
     def error_elements_to_inputs(self, aware: bool) -> bool:
         return aware
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         if self._count < 0:   # skips everything without reading it (as TF)
             return
         upstream = self._inputs[0].elements(ctx)
@@ -184,7 +184,7 @@ class ShardDataset(Dataset):
     def error_elements_to_inputs(self, aware: bool) -> bool:
         return aware
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         """TF's order: skip to the next element of this shard, then take it; an error
         while skipping, or the taken element's, is raised and does not move the
         position on (so the shard's phase shifts after it, as TF's does)."""
@@ -227,7 +227,7 @@ class UniqueDataset(Dataset):
     def error_elements_to_inputs(self, aware: bool) -> bool:
         return aware
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         seen = set()
         for element in self._inputs[0].elements(ctx):
             if type(element) is ErrorElement:
@@ -252,7 +252,7 @@ class AssertCardinalityDataset(Dataset):
     def error_elements_to_inputs(self, aware: bool) -> bool:
         return aware
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         expected, count = self._expected, 0
         for element in self._inputs[0].elements(ctx):
             if type(element) is ErrorElement:   # not counted (as TF)

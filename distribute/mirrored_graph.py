@@ -82,7 +82,8 @@ MIRRORED_REPLICA_CALL = declare_op("MirroredReplicaCall", _replica_call_kernel,
 
 def _most_general(specs: Sequence[TensorSpec]) -> TensorSpec:
     """A spec every replica's input fits (dimensions that differ become unknown)."""
-    dims = specs[0].shape.dims
+    dims: Optional[List[Any]] = None if specs[0].shape.dims is None \
+        else list(specs[0].shape.dims)
     for spec in specs[1:]:
         other = spec.shape.dims
         if dims is None or other is None or len(dims) != len(other):

@@ -66,7 +66,7 @@ def _as_op_error(func: Callable, error: Exception) -> OpError:
     UnknownError (TF's EagerPyFunc, eagerly and in graphs alike)."""
     if isinstance(error, OpError):
         return error
-    kind = UnknownError
+    kind: type = UnknownError
     for python_class, op_class in ((ValueError, InvalidArgumentError),
                                    (TypeError, InvalidArgumentError),
                                    (StopIteration, OutOfRangeError),

@@ -67,6 +67,8 @@ EXEMPT = {
     "IteratorGetNext": "data/test_graph_modes.py (Session, against TF's sequences)",
     "IteratorGetNextAsOptional": "data/test_graph_modes.py (for-loops in dg.function)",
     "OptionalGetValue": "data/test_graph_modes.py (for-loops in dg.function)",
+    "DatasetCardinality": "data/test_function_datasets.py (a dataset argument in dg.function)",
+    "MirroredReplicaCall": "distribute/test_mirrored_in_function.py (against the eager run, TF)",
     **{op: "ops/strings/test_string_ops.py (string inputs or outputs, never differentiable; "
            "eager, Session and dg.function)"
        for op in ("AsString", "ReduceJoin", "StaticRegexFullMatch", "StringCase", "StringFormat",
@@ -81,7 +83,10 @@ NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod", "IgammaGradA", "MaxPoolGradWith
                         "RandomGammaGrad", "FractionalMaxPoolGrad", "FractionalAvgPoolGrad",
                         # dg.data's iterator ops: sources of a graph, no gradient to ask for
                         "MakeIterator", "IteratorGetNext", "IteratorGetNextAsOptional",
-                        "OptionalGetValue"}
+                        "OptionalGetValue", "DatasetCardinality",
+                        # the replicas' calls of MirroredStrategy.run in a graph: the
+                        # replica function differentiates inside (its tape), not through it
+                        "MirroredReplicaCall"}
 
 
 def test_every_declared_op_has_a_row_and_a_gradient_decision():
