@@ -12,7 +12,7 @@ from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from . import structure
 from .dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, ErrorElement,
-                      IterationContext)
+                      IterationContext, failed_element)
 from .slicing import UnknownInt, as_int
 
 
@@ -85,7 +85,8 @@ class BatchDataset(Dataset):
             return
         upstream = self._inputs[0].elements(ctx)
         if not self.fused_with_map():
-            yield from batches_of(upstream, size, self._drop, batch_elements)
+            yield from batches_of(upstream, size, self._drop, batch_elements,
+                                  lambda error: failed_element(ctx, self, error))
             return
         while True:
             group = list(itertools.islice(upstream, size))
@@ -94,7 +95,15 @@ class BatchDataset(Dataset):
             # a batch holding an element that raised is that error (the whole batch
             # is lost, as TF's fused map-and-batch loses it)
             failed = next((e for e in group if type(e) is ErrorElement), None)
-            yield batch_elements(group) if failed is None else failed
+            if failed is not None:
+                yield failed
+                continue
+            try:
+                batch = batch_elements(group)
+            except errors.OpError as error:
+                yield failed_element(ctx, self, error)
+                continue
+            yield batch
 
     def fused_with_map(self) -> bool:
         """Whether TF fuses this batch with the map before it (map_and_batch_fusion):
@@ -108,27 +117,32 @@ class BatchDataset(Dataset):
 
 
 def batches_of(upstream: Iterator[Any], size: int, drop_remainder: bool,
-               stack: Any) -> Iterator[Any]:
+               stack: Any, failed: Any) -> Iterator[Any]:
     """Groups of `size` elements made into batches by `stack`. An element's error
     (an ErrorElement) is that batch's result at once: the elements gathered before
     it are dropped and the next batch starts after it (TF's batch and
     padded_batch)."""
     while True:
         group: List[tuple] = []
-        failed = None
+        error = None
         for element in upstream:
             if type(element) is ErrorElement:
-                failed = element
+                error = element
                 break
             group.append(element)
             if len(group) == size:
                 break
-        if failed is not None:
-            yield failed
+        if error is not None:
+            yield error
             continue
         if not group or (drop_remainder and len(group) < size):
             return
-        yield stack(group)
+        try:
+            batch = stack(group)
+        except errors.OpError as stack_error:   # shapes that do not stack (the batch's)
+            yield failed(stack_error)
+            continue
+        yield batch
 
 
 def _padded_shape(value: Any) -> Any:
@@ -194,7 +208,7 @@ class PaddedBatchDataset(Dataset):
 
     def elements(self, ctx: IterationContext) -> Iterator[Any]:
         return batches_of(self._inputs[0].elements(ctx), self._size, self._drop,
-                          self._padded)
+                          self._padded, lambda error: failed_element(ctx, self, error))
 
     def _padded(self, group: List[tuple]) -> tuple:
         return tuple(self._pad(parts, k) for k, parts in enumerate(zip(*group, strict=True)))
@@ -281,11 +295,12 @@ class UnbatchDataset(Dataset):
                 continue
             sizes = {part.shape[0] for part in batch}
             if len(sizes) != 1:
-                raise errors.InvalidArgumentError(
+                yield failed_element(ctx, self, errors.InvalidArgumentError(
                     None, None, "Input element must have the same batch size in each "
                     f"component. Component 0 had size {batch[0].shape[0]} but component "
                     f"{next(i for i, p in enumerate(batch) if p.shape[0] != batch[0].shape[0])} "
-                    f"had size {next(p.shape[0] for p in batch if p.shape[0] != batch[0].shape[0])}.")
+                    f"had size {next(p.shape[0] for p in batch if p.shape[0] != batch[0].shape[0])}."))
+                continue
             if len(batch) == 1:
                 for row in structure.row_view(batch[0]):
                     yield (row,)

@@ -39,6 +39,16 @@ class ErrorElement:
         self.error = error
 
 
+def failed_element(ctx: "IterationContext", dataset: "Dataset",
+                   error: BaseException) -> "ErrorElement":
+    """A stage's own error at an element (its function, or its work on the element:
+    a batch of mismatched shapes) as an ErrorElement where its consumer handles them,
+    so that the iteration goes on after it as TF's does; raised otherwise."""
+    if not ctx.gives_error_elements(dataset):
+        raise error
+    return ErrorElement(error)
+
+
 def error_aware_datasets(top: "Dataset", consumer_aware: bool) -> set:
     """The ids of the datasets whose consumer handles ErrorElements: `top`'s when its
     consumer (an iterator) does, and the inputs of each dataset that passes them on

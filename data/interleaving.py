@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, List, Optional
 
-from ..framework import nest
+from ..framework import errors, nest
 from ..framework.func_graph import FuncGraph, tracing
 from .slicing import SpecTraceGraph
 from . import structure
-from .dataset import AUTOTUNE, Dataset, ErrorElement, IterationContext, error_aware_datasets
+from .dataset import (AUTOTUNE, Dataset, ErrorElement, IterationContext, error_aware_datasets,
+                      failed_element)
 from .functions import call_with_element
 from .threads import prefetched
 
@@ -63,7 +64,6 @@ class InterleaveDataset(Dataset):
         self._cycle = cycle_length
         self._block = 1 if block_length is None else int(block_length)
         if self._block <= 0:
-            from ..framework import errors
             raise errors.InvalidArgumentError(None, None, "block_length must be greater than "
                                               "zero.")
         self._parallel = num_parallel_calls
@@ -121,7 +121,10 @@ class InterleaveDataset(Dataset):
                     if type(element) is ErrorElement:
                         yield element
                         continue
-                    slots[index] = self._open(element, ctx)
+                    try:
+                        slots[index] = self._open(element, ctx)
+                    except errors.OpError as error:   # the function's, at this element
+                        yield failed_element(ctx, self, error)
                     continue
                 try:
                     item = next(current)

@@ -5,7 +5,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from ..framework import errors
 from .blocks import BlockReader, VectorizedFunction
-from .dataset import AUTOTUNE, Dataset, ErrorElement, IterationContext
+from .dataset import AUTOTUNE, Dataset, ErrorElement, IterationContext, failed_element
 from .functions import StructuredFunction, scalar_bool_check
 from .threads import parallel_map
 
@@ -149,7 +149,12 @@ class TakeWhileDataset(Dataset):
             if type(element) is ErrorElement:
                 yield element
                 continue
-            if not predicate(element, resources)[0]:
+            try:
+                keep = predicate(element, resources)[0]
+            except errors.OpError as error:
+                yield failed_element(ctx, self, error)
+                continue
+            if not keep:
                 return
             yield element
 

@@ -7,12 +7,12 @@ import numpy as np
 
 from ..autograph.conversion import convert
 from ..eager import context
-from ..framework import nest
+from ..framework import errors, nest
 from ..ops.array.array_ops import identity
 from ..ops.constant_op import convert_to_tensor
 from ..ops.control_flow.while_loop_ops import while_loop
 from . import structure
-from .dataset import Dataset, ErrorElement, IterationContext
+from .dataset import Dataset, ErrorElement, IterationContext, failed_element
 from .functions import StructuredFunction
 
 
@@ -131,7 +131,11 @@ class ScanDataset(Dataset):
             if type(element) is ErrorElement:   # passed on; the state is unchanged
                 yield element
                 continue
-            out = function(state + element, ctx.resources)
+            try:
+                out = function(state + element, ctx.resources)
+            except errors.OpError as error:   # the state is unchanged (as TF)
+                yield failed_element(ctx, self, error)
+                continue
             state, result = tuple(out[:width]), tuple(out[width:])
             yield result
 

@@ -83,7 +83,11 @@ def flatten_value(value: Any) -> Tuple[Any, List[Any]]:
 def leaf_array(leaf: Any, what: str = "dataset element") -> Any:
     """A leaf as a NumPy array, or a SymbolicTensor kept as is (bound when iterated)."""
     if isinstance(leaf, EagerTensor):
-        return leaf.array
+        array = leaf.array   # a kernel's scalar result may be a NumPy scalar
+        if type(array) is np.ndarray:
+            return array
+        return string_results((array,), (0,))[0] if isinstance(array, bytes) \
+            else np.asarray(array)
     if isinstance(leaf, Tensor):
         static = constant_value(leaf)   # a graph constant has its value now
         return leaf if static is None else np.array(static)

@@ -56,6 +56,13 @@ SEQUENCE_CASES = {
     "py_function_runtime_error": "D.range(4).map(P(2, RuntimeError)).skip(1)",
     "py_function_key_error": "D.zip((D.range(4).map(P(1, KeyError)), D.range(4)))",
     "py_function_not_implemented": "D.range(4).map(P(2, NotImplementedError)).cache()",
+    # a stage's own error at an element: the iteration goes on after it
+    "scan_function_error": "D.range(5).scan(T.constant(0.0), lambda s, x: (s + B(2)(x), s + B(2)(x)))",
+    "take_while_predicate_error": "D.range(5).take_while(lambda x: B(2)(x) < 100.0)",
+    "batch_shapes_differ": "D.range(1, 6).map(lambda x: T.fill(T.reshape(T.minimum(x, 3), [1]), x)).batch(2)",
+    "padded_batch_too_small": "D.range(1, 6).map(lambda x: T.fill(T.reshape(x, [1]), x)).padded_batch(1, padded_shapes=[3])",
+    "flat_map_function_error": "D.range(4).flat_map(lambda x: D.from_tensors(B(2)(x)))",
+    "filter_predicate_in_zip": "D.zip((D.range(5).filter(lambda x: B(2)(x) > -100.0), D.range(5)))",
     "padded_batch_ignore": "D.range(5).map(B(2)).padded_batch(2).ignore_errors()",
     "zip_ignore": "D.zip((D.range(5).map(B(2)), D.range(10))).ignore_errors()",
     "interleave_ignore": "D.range(2).interleave(lambda i: D.range(5).map(B(2)), cycle_length=2).ignore_errors()",
