@@ -40,6 +40,36 @@ class DatasetSpec:
     def function_argument_spec(self) -> "DatasetSpec":
         return self
 
+    def trace_signature(self) -> Tuple[Any, tuple]:
+        """(key, dims): a dg.function traces once per key (the structure, dtypes and
+        ranks) and a trace whose dims are None where a call's are known serves that
+        call, as TF's DatasetSpec subtyping: a `[None]` batch trace serves `[2]`."""
+        leaves = flat_specs(self.element_spec)
+        dims: list = []
+        ranks = []
+        for leaf in leaves:
+            if isinstance(leaf, TensorSpec) and leaf.shape.rank is not None:
+                ranks.append((leaf.dtype, leaf.shape.rank))
+                dims.extend(leaf.shape.as_list())
+            else:
+                ranks.append(repr(leaf))
+        structure = nest.map_structure(lambda _: 0, self.element_spec)
+        return (repr(structure), tuple(ranks)), tuple(dims)
+
+    def relaxed(self, dims: tuple) -> "DatasetSpec":
+        """This spec with its known-rank components' dims replaced by `dims` (what
+        trace_signature gives, relaxed by reduce_retracing)."""
+        it = iter(dims)
+        leaves = []
+        for leaf in flat_specs(self.element_spec):
+            if isinstance(leaf, TensorSpec) and leaf.shape.rank is not None:
+                leaf = TensorSpec(TensorShape([next(it) for _ in range(leaf.shape.rank)]),
+                                  leaf.dtype)
+            leaves.append(leaf)
+        spec = nest.pack_sequence_as(self.element_spec, leaves) \
+            if is_structure(self.element_spec) else leaves[0]
+        return DatasetSpec(spec, self.shape.as_list())
+
     def placeholder_value(self, placeholder: Any) -> Any:
         """What the traced function sees for a dataset argument of this spec."""
         from .arguments import DatasetArgument

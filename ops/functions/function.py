@@ -96,8 +96,11 @@ def _signature_of(flat: Sequence[Any]) -> Tuple[tuple, tuple]:
     for leaf in flat:
         if _is_tensor_arg(leaf):
             dtype, shape = _leaf_dtype_shape(leaf)
-            skeleton.append(("T", dtype) if dtype != dtypes.variant
-                            else ("T", dtype, _argument_spec(leaf)))
+            if dtype == dtypes.variant:   # a dataset: its spec's key, its dims as a shape
+                key, shape = _argument_spec(leaf).trace_signature()
+                skeleton.append(("T", dtype, key))
+            else:
+                skeleton.append(("T", dtype))
             shapes.append(shape)
         else:
             skeleton.append(_value_key(leaf))
@@ -592,9 +595,9 @@ def _with_shapes(structure: Any, shapes: tuple) -> Tuple[tuple, dict]:
     def respec(leaf: Any) -> Any:
         if not _is_tensor_arg(leaf):
             return leaf
-        if _argument_spec(leaf) is not None:
-            next(it)
-            return leaf
+        spec = _argument_spec(leaf)
+        if spec is not None:   # a dataset: traced with the relaxed spec
+            return spec.relaxed(next(it))
         dtype, _ = _leaf_dtype_shape(leaf)
         return TensorSpec(TensorShape(next(it)), dtype)
 

@@ -61,6 +61,36 @@ def test_a_new_element_spec_traces_again():
     assert arg_total.experimental_get_tracing_count() == 2
     assert int(arg_total(D.range(5).batch(3))) == 10          # TF: 10, no new trace
     assert arg_total.experimental_get_tracing_count() == 2
+    # a [2] batch: the [None] trace serves it (TF's DatasetSpec subtyping): 6, 2 traces
+    assert int(arg_total(D.range(4).batch(2, drop_remainder=True))) == 6
+    assert arg_total.experimental_get_tracing_count() == 2
+
+
+def test_a_known_batch_first_then_an_unknown_one_traces_twice():
+    @dg.function
+    def arg_total(dataset):
+        s = dg.constant(0, dg.int64)
+        for x in dataset:
+            s += dg.reduce_sum(x)
+        return s
+    # TF 2.21: 6 then 10, two traces ([2] cannot serve [None])
+    assert int(arg_total(D.range(4).batch(2, drop_remainder=True))) == 6
+    assert int(arg_total(D.range(5).batch(3))) == 10
+    assert arg_total.experimental_get_tracing_count() == 2
+
+
+def test_reduce_retracing_relaxes_a_dataset_argument():
+    @dg.function(reduce_retracing=True)
+    def arg_total(dataset):
+        s = dg.constant(0, dg.int64)
+        for x in dataset:
+            s += dg.reduce_sum(x)
+        return s
+    # TF 2.21: 6 15 28, two traces
+    assert int(arg_total(D.range(4).batch(2, drop_remainder=True))) == 6
+    assert int(arg_total(D.range(6).batch(3, drop_remainder=True))) == 15   # a [None] trace
+    assert int(arg_total(D.range(8).batch(4, drop_remainder=True))) == 28   # served by it
+    assert arg_total.experimental_get_tracing_count() == 2
 
 
 def test_map_capturing_an_eager_tensor_and_a_variable():
