@@ -46,7 +46,7 @@ class DatasetSpec:
         call, as TF's DatasetSpec subtyping: a `[None]` batch trace serves `[2]`."""
         leaves = flat_specs(self.element_spec)
         dims: list = []
-        ranks = []
+        ranks: List[Any] = []
         for leaf in leaves:
             if isinstance(leaf, TensorSpec) and leaf.shape.rank is not None:
                 ranks.append((leaf.dtype, leaf.shape.rank))

@@ -92,7 +92,8 @@ def _value_key(value: Any) -> Any:
 
 def _signature_of(flat: Sequence[Any]) -> Tuple[tuple, tuple]:
     """(skeleton, shapes): per leaf a dtype or value key, and per tensor leaf its shape."""
-    skeleton, shapes = [], []
+    skeleton: List[Any] = []
+    shapes: List[Any] = []
     for leaf in flat:
         if _is_tensor_arg(leaf):
             dtype, shape = _leaf_dtype_shape(leaf)
