@@ -20,8 +20,42 @@ from ..framework.tensor_shape import TensorShape
 from .dataset import UNKNOWN_CARDINALITY, Dataset, IterationContext, error_aware_datasets
 
 
+class BoundDataset:
+    """The value of a dataset built while a graph is built (inside a dg.function, or a
+    TF1 graph) and passed to a dg.function: the dataset and the values its graph
+    tensors had in that run (what MakeIterator would bind)."""
+
+    def __init__(self, dataset: Dataset, bindings: dict) -> None:
+        self.dataset = dataset
+        self.bindings = bindings
+
+
+def _unbound(value: Any) -> Any:
+    return value.dataset if isinstance(value, BoundDataset) else value
+
+
 def _cardinality_kernel(dataset: Any) -> np.ndarray:
-    return np.array(dataset.cardinality_value(), np.int64)
+    return np.array(_unbound(dataset).cardinality_value(), np.int64)
+
+
+def _variant_kernel(*arrays: Any, dataset: Dataset, tensors: tuple) -> Any:
+    from .graph_ops import tensor_bindings
+    return BoundDataset(dataset, tensor_bindings(tensors, arrays))
+
+
+DATASET_VARIANT = declare_op(
+    "DatasetVariant", _variant_kernel,
+    lambda inputs, attrs: [(dtypes.variant, TensorShape([]))], grad_inputs=())
+
+
+def dataset_variant(dataset: Dataset) -> Any:
+    """A variant tensor of the graph being built standing for `dataset` (its graph
+    tensors are the op's inputs, bound when it runs): how a dataset made in a graph
+    is passed to a dg.function."""
+    from ..ops.dispatch import apply_op
+    tensors = tuple(dataset.graph_tensors())
+    return apply_op(DATASET_VARIANT, list(tensors), {"dataset": dataset, "tensors": tensors},
+                    "DatasetVariant")
 
 
 DATASET_CARDINALITY = declare_op(
@@ -62,16 +96,20 @@ class DatasetArgument(Dataset):
         from ..ops.dispatch import apply_op
         return apply_op(DATASET_CARDINALITY, [self.placeholder], {}, "DatasetCardinality")
 
-    def bound_dataset(self, ctx: IterationContext) -> Dataset:
+    def bound_dataset(self, ctx: IterationContext) -> Any:
+        """The dataset fed to the placeholder, and the context to iterate it in (with
+        the bindings of a dataset made in a graph)."""
         value = ctx.bindings.get(id(self.placeholder))
+        if isinstance(value, BoundDataset):
+            return value.dataset, ctx.with_bindings(value.bindings)
         if not isinstance(value, Dataset):
             raise errors.InvalidArgumentError(
                 None, None, f"The dataset argument {self.placeholder.name} was not fed a "
                 f"dataset (got {type(value).__name__}).")
-        return value
+        return value, ctx
 
     def elements(self, ctx: IterationContext) -> Iterator[Any]:
-        dataset = self.bound_dataset(ctx)
+        dataset, ctx = self.bound_dataset(ctx)
         aware = ctx.gives_error_elements(self)
         inner = ctx.with_error_aware(error_aware_datasets(dataset, aware)) if aware else ctx
         return dataset.elements(inner)

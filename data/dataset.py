@@ -95,6 +95,18 @@ class IterationContext:
         self.options = options or Options()
         self.error_aware: set = set()   # see error_aware_datasets
 
+    def with_bindings(self, more: Dict[int, Any]) -> "IterationContext":
+        """This context with more graph tensors bound (those of a dataset made in a
+        graph and passed to a dg.function, see data/arguments.py)."""
+        child = IterationContext(options=self.options)
+        child.bindings = dict(self.bindings)
+        child.bindings.update(more)
+        store = self.resources.store if isinstance(self.resources, BoundResources) \
+            else self.resources
+        child.resources = BoundResources(store, child.bindings)
+        child.error_aware = self.error_aware
+        return child
+
     def with_error_aware(self, more: set) -> "IterationContext":
         """This context with `more` datasets sending ErrorElements (an interleave's
         element datasets, made while iterating)."""
@@ -175,6 +187,12 @@ class Dataset(abc.ABC):
         """What an eager dg.function call passes for this dataset argument."""
         from .arguments import VariantHandle
         return VariantHandle(self)
+
+    def graph_argument_value(self) -> Any:
+        """What a dg.function call in a graph being built passes for this dataset
+        argument: a variant tensor of that graph (see data/arguments.py)."""
+        from .arguments import dataset_variant
+        return dataset_variant(self)
 
     # -- structure ------------------------------------------------------------
     @property

@@ -78,7 +78,7 @@ def _state(resources: Any, resource: IteratorResource, start: bool,
     return found
 
 
-def _bindings(tensors: tuple, values: tuple) -> dict:
+def tensor_bindings(tensors: tuple, values: tuple) -> dict:
     """{id(graph tensor): its value in this run}; a variable handle's value is the
     variable itself."""
     return {id(t): v if t.dtype in (dtypes.resource, dtypes.variant) else np.asarray(v)
@@ -87,7 +87,7 @@ def _bindings(tensors: tuple, values: tuple) -> dict:
 
 def _make_iterator_kernel(resources: Any, *arrays: Any, resource: IteratorResource,
                           tensors: tuple) -> None:
-    bindings = _bindings(tensors, arrays)
+    bindings = tensor_bindings(tensors, arrays)
     previous = None
     initialized = getattr(resources, "is_initialized", None)
     if initialized is None or initialized(resource):
@@ -102,7 +102,7 @@ def _get_next_kernel(resources: Any, *arrays: Any, resource: IteratorResource,
                      specs: tuple, tensors: tuple = ()) -> tuple:
     """A one-shot iterator gets the graph tensors its dataset captured (constants and
     what is computed from them) as inputs, bound when it starts itself."""
-    state = _state(resources, resource, resource.one_shot, _bindings(tensors, arrays))
+    state = _state(resources, resource, resource.one_shot, tensor_bindings(tensors, arrays))
     flat = state.iterator.next_flat()
     if flat is None:
         raise errors.OutOfRangeError(None, None, END_OF_SEQUENCE)

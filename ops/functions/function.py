@@ -64,8 +64,9 @@ def _eager_call_key(args: tuple) -> Optional[tuple]:
 def _argument_spec(value: Any) -> Any:
     """The spec of an argument traced as one variant placeholder (a dg.data dataset, or
     its DatasetSpec): TF's trace key for it; None for anything else."""
-    method = getattr(value, "function_argument_spec", None)
-    return None if method is None or isinstance(value, type) else method()
+    if isinstance(value, type) or getattr(type(value), "function_argument_spec", None) is None:
+        return None   # (looked up on the class: an instance __getattr__ is not asked)
+    return value.function_argument_spec()
 
 
 def _is_tensor_arg(value: Any) -> bool:
@@ -280,19 +281,12 @@ def _same_value(a: Any, b: Any) -> bool:
 
 def _variant_value(value: Any) -> Any:
     """A dataset argument's value for the call: the dataset itself eagerly; in a graph
-    being built, the placeholder of a dataset argument of that graph, or a capture."""
-    placeholder = getattr(value, "placeholder", None)
-    graph = _state.graph
+    being built, a variant tensor of that graph standing for it."""
     if isinstance(value, Tensor):
         return value
-    if graph is None:
+    if _state.graph is None:
         return value.eager_argument_value()
-    if placeholder is not None and placeholder.op.graph is graph:
-        return placeholder
-    if getattr(graph, "building_function", False):
-        return graph.capture_variable(value)   # fed the object at call time
-    raise TypeError(f"A dataset argument cannot be passed to a function called in a TF1 "
-                    f"graph: {value!r}")
+    return value.graph_argument_value()
 
 
 def _check_input(name: str, k: int, value: Tensor, ph: SymbolicTensor) -> None:

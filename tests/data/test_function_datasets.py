@@ -234,3 +234,42 @@ def test_error_in_a_dataset_argument_surfaces_at_the_call():
     with pytest.raises(dg.errors.InvalidArgumentError):
         float_total(D.range(5).map(bad))
     assert float(float_total(D.range(5).map(bad).ignore_errors())) == 0.0  # -.5-1+1+.5
+
+
+def test_a_dataset_made_in_a_graph_passed_to_a_function():
+    """A dataset built inside a dg.function (or a TF1 graph) and passed to another:
+    a DatasetVariant op stands for it, its graph tensors bound when it runs."""
+    @dg.function
+    def inner(dataset):
+        s = dg.constant(0, dg.int64)
+        for x in dataset:
+            s += x
+        return s
+
+    @dg.function
+    def outer(t):
+        return inner(D.range(3)) + inner(D.from_tensor_slices(t).map(lambda x: x * 10))
+
+    v = dg.Variable(2, dtype=dg.int64)
+
+    @dg.function
+    def with_variable():
+        return inner(D.range(3).map(lambda x: x * v))
+
+    @dg.function
+    def transformed_argument(dataset):
+        return inner(dataset.map(lambda x: x + 1)) + inner(dataset)
+
+    # TF 2.21: 33 53, 6 then 9 (the variable read when it runs), 9 16, 6 4
+    assert [int(outer(dg.constant([1, 2], dg.int64))),
+            int(outer(dg.constant([5], dg.int64)))] == [33, 53]
+    assert int(with_variable()) == 6
+    v.assign(3)
+    assert int(with_variable()) == 9
+    assert [int(transformed_argument(D.range(3))), int(transformed_argument(D.range(4)))] \
+        == [9, 16]
+    with dg.Graph().as_default():
+        fed = dg.compat.v1.placeholder(dg.int64, [None])
+        out = inner(D.from_tensor_slices(fed))
+        with dg.compat.v1.Session() as sess:
+            assert [sess.run(out, {fed: [1, 2, 3]}), sess.run(out, {fed: [4]})] == [6, 4]

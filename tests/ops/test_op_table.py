@@ -68,6 +68,7 @@ EXEMPT = {
     "IteratorGetNextAsOptional": "data/test_graph_modes.py (for-loops in dg.function)",
     "OptionalGetValue": "data/test_graph_modes.py (for-loops in dg.function)",
     "DatasetCardinality": "data/test_function_datasets.py (a dataset argument in dg.function)",
+    "DatasetVariant": "data/test_function_datasets.py (a dataset made in a graph, passed on)",
     "MirroredReplicaCall": "distribute/test_mirrored_in_function.py (against the eager run, TF)",
     **{op: "ops/strings/test_string_ops.py (string inputs or outputs, never differentiable; "
            "eager, Session and dg.function)"
@@ -83,7 +84,7 @@ NO_GRADIENT_AS_IN_TF = {"Unique", "TruncateMod", "IgammaGradA", "MaxPoolGradWith
                         "RandomGammaGrad", "FractionalMaxPoolGrad", "FractionalAvgPoolGrad",
                         # dg.data's iterator ops: sources of a graph, no gradient to ask for
                         "MakeIterator", "IteratorGetNext", "IteratorGetNextAsOptional",
-                        "OptionalGetValue", "DatasetCardinality",
+                        "OptionalGetValue", "DatasetCardinality", "DatasetVariant",
                         # the replicas' calls of MirroredStrategy.run in a graph: the
                         # replica function differentiates inside (its tape), not through it
                         "MirroredReplicaCall"}
