@@ -63,13 +63,29 @@ DATASET_CARDINALITY = declare_op(
     lambda inputs, attrs: [(dtypes.int64, TensorShape([]))], grad_inputs=())
 
 
+def _object_kernel(*, value: Any) -> Any:
+    return value
+
+
+OBJECT_VARIANT = declare_op(
+    "ObjectVariant", _object_kernel,
+    lambda inputs, attrs: [(dtypes.variant, TensorShape([]))], grad_inputs=())
+
+
+def object_variant(value: Any) -> Any:
+    """A variant tensor of the graph being built whose value is `value` (an eager
+    iterator passed on to a dg.function inside another)."""
+    from ..ops.dispatch import apply_op
+    return apply_op(OBJECT_VARIANT, [], {"value": value}, "ObjectVariant")
+
+
 class VariantHandle:
     """A dataset as an eager call's input (what kernels receive: the dataset itself),
     with the dtype and shape of the variant placeholder it is fed to."""
 
     __slots__ = ("array", "dtype", "shape")
 
-    def __init__(self, dataset: Dataset) -> None:
+    def __init__(self, dataset: Any) -> None:
         self.array = dataset
         self.dtype = dtypes.variant
         self.shape = TensorShape([])

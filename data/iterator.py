@@ -54,6 +54,20 @@ class OwnedIterator:
     def dataset(self) -> Dataset:
         return self._dataset
 
+    # -- as a dg.function argument (data/iterator_arguments.py) ----------------------
+    def function_argument_spec(self) -> Any:
+        from .iterator_arguments import IteratorSpec
+        return IteratorSpec(self._spec)
+
+    def eager_argument_value(self) -> Any:
+        from .arguments import VariantHandle
+        return VariantHandle(self)
+
+    def graph_argument_value(self) -> Any:
+        """Passed in a graph being built: the iterator itself, as a capture."""
+        from .arguments import object_variant
+        return object_variant(self)
+
     def graph_iterator(self) -> Any:
         """This iterator's ops inside a dg.function (AutoGraph's `for x in iterator`,
         `next(iterator)`): running them advances this iterator (see graph_ops)."""

@@ -273,3 +273,38 @@ def test_a_dataset_made_in_a_graph_passed_to_a_function():
         out = inner(D.from_tensor_slices(fed))
         with dg.compat.v1.Session() as sess:
             assert [sess.run(out, {fed: [1, 2, 3]}), sess.run(out, {fed: [4]})] == [6, 4]
+
+
+def test_iterator_arguments_are_traced_once_per_element_spec():
+    @dg.function
+    def next_of(it):
+        return next(it)
+
+    @dg.function
+    def rest(it):
+        s = dg.constant(0, dg.int64)
+        for x in it:
+            s += x
+        return s
+
+    @dg.function
+    def outer(it):
+        return next_of(it) * 10
+
+    a, b = iter(D.range(5)), iter(D.range(10, 15))
+    # TF 2.21: 0 10 1 with one trace; a batched iterator traces again: [0, 1], 2 traces
+    assert [int(next_of(a)), int(next_of(b)), int(next_of(a))] == [0, 10, 1]
+    assert next_of.experimental_get_tracing_count() == 1
+    assert next_of(iter(D.range(3).batch(2))).numpy().tolist() == [0, 1]
+    assert next_of.experimental_get_tracing_count() == 2
+    d = iter(D.range(6))
+    next(d)
+    # TF 2.21: 15, then 0 (exhausted), then 3 from a new iterator, one trace
+    assert [int(rest(d)), int(rest(d)), int(rest(iter(D.range(3))))] == [15, 0, 3]
+    assert rest.experimental_get_tracing_count() == 1
+    e = iter(D.range(1))
+    assert int(next_of(e)) == 0
+    with pytest.raises(dg.errors.OutOfRangeError):       # TF: OutOfRangeError
+        next_of(e)
+    f = iter(D.range(7, 9))
+    assert [int(outer(f)), int(outer(f))] == [70, 80]   # TF: 70 80 (passed on inside)
