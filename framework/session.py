@@ -107,7 +107,7 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
                 op.inputs[0].dtype.name == "bfloat16" and not requests_dtype(op.attrs):
             kernel = in_float32(kernel, np.dtype(op.inputs[0].dtype.as_numpy_dtype))
         if op.attrs:
-            kernel = functools.partial(kernel, **op.attrs)
+            kernel = _bound(kernel, op, quiet)
         steps.append((op, kernel, [slot[id(t)] for t in op.inputs], outs))
     fetch_slots = [None if f is None or isinstance(f, Operation) else slot[id(f)]
                    for f in fetch_tensors]
@@ -124,6 +124,16 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
         return _generate(steps, constants, releases, fetch_slots, feed_tensors, name, signature,
                          _reused_temporaries(steps, releases))
     return _interpreted(steps, constants, releases, fetch_slots, feed_tensors, len(slot))
+
+
+def _bound(kernel: Any, op: Operation, quiet: bool) -> Any:
+    """`kernel` with the op's attrs bound: the kernel's `plan_bind(op)` where it has
+    one (a callable of the inputs alone, chosen once from the attrs and the static
+    input dtypes, e.g. np.matmul itself for a MatMul without transposes: a plan in a
+    loop body calls it every iteration), else a functools.partial."""
+    bind = getattr(kernel, "plan_bind", None) if quiet else None
+    bound = bind(op) if bind is not None else None
+    return bound if bound is not None else functools.partial(kernel, **op.attrs)
 
 
 def _plain_ufunc(kernel: Any) -> bool:
@@ -216,7 +226,7 @@ def _interpreted(steps, constants, releases, fetch_slots, feed_tensors, n_slots)
     def run(feeds, R):
         slots = template.copy()
         slots[:n_feeds] = feeds
-        for kernel, ins, out, stateful, dead in program:
+        for step, (kernel, ins, out, stateful, dead) in enumerate(program):  # noqa: B007 (read by _failing_op)
             args = [slots[s] for s in ins]
             value = kernel(R, *args) if stateful else kernel(*args)
             if type(out) is int:
@@ -244,9 +254,15 @@ def _shape_text(shape: TensorShape) -> str:
 
 def run_plan(plan: _Plan, feeds: tuple, resources: Any) -> tuple:
     """Runs a plan; a failing kernel becomes an OpError naming its op."""
+    with np.errstate(all="ignore"):
+        return run_plan_quietly(plan, feeds, resources)
+
+
+def run_plan_quietly(plan: _Plan, feeds: tuple, resources: Any) -> tuple:
+    """run_plan for a caller already under np.errstate(all="ignore"): a kernel that a
+    plan calls (a loop's body, a nested call), per iteration (~1 us less a run)."""
     try:
-        with np.errstate(all="ignore"):
-            return plan.function(feeds, resources)
+        return plan.function(feeds, resources)
     except OpError as error:
         if error.op is None:
             error.op = _failing_op(plan, sys.exc_info()[2])
@@ -268,11 +284,8 @@ def _failing_op(plan: _Plan, tb: Any) -> Optional[Operation]:
         frame = tb.tb_frame
         if frame.f_code.co_filename.startswith("<duograd"):
             return plan.line_ops.get(tb.tb_lineno)
-        if plan.steps is not None and frame.f_code.co_name == "run" and "kernel" in frame.f_locals:
-            kernel = frame.f_locals["kernel"]
-            for op, step_kernel, _, _ in plan.steps:
-                if step_kernel is kernel:
-                    return op
+        if plan.steps is not None and frame.f_code.co_name == "run" and "step" in frame.f_locals:
+            return plan.steps[frame.f_locals["step"]][0]  # kernels may be shared (plan_bind)
         tb = tb.tb_next
     return None
 

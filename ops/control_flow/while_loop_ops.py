@@ -50,10 +50,10 @@ def _stack(values: list) -> np.ndarray:
         if shaped is None:
             return np.stack([np.asarray(v) for v in values])
         values = [np.zeros_like(shaped) if type(v) is Untaken else v for v in values]
-    first = np.shape(values[0])
-    if any(np.shape(v) != first for v in values):
-        values = _padded(values)
-    return np.stack(values)
+    try:
+        return np.stack(values)
+    except ValueError:  # rows of different shapes (an inner loop's stacks)
+        return np.stack(_padded(values))
 
 
 def _padded(values: list) -> list:
@@ -88,14 +88,15 @@ def _loop(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction
     cond_ext = [rest[i] for i in cond_inputs]
     body_ext = [rest[i] for i in body_inputs]
     accs: List[list] = [[] for _ in acc_specs]
-    run_cond, run_body = cond.run, body.run
+    run_cond, run_body = cond.run_quietly, body.run_quietly
     count = 0
-    while (limit is None or count < limit) and run_cond(resources, values + cond_ext)[0]:
-        outs = run_body(resources, values + body_ext)
-        values = list(outs[:n_vars])
-        for acc, value in zip(accs, outs[n_vars:], strict=True):
-            acc.append(value)
-        count += 1
+    with np.errstate(all="ignore"):  # once for the loop, not per plan run
+        while (limit is None or count < limit) and run_cond(resources, values + cond_ext)[0]:
+            outs = run_body(resources, values + body_ext)
+            values = list(outs[:n_vars])
+            for acc, value in zip(accs, outs[n_vars:], strict=True):
+                acc.append(value)
+            count += 1
     stacks = [_stack(acc) if acc else _empty_stack(*spec)
               for acc, spec in zip(accs, acc_specs, strict=True)]
     return values + [np.array(count, np.int32)] + stacks

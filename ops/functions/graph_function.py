@@ -23,7 +23,7 @@ from ...framework.graph import Operation, SymbolicTensor
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.op_def import declare_op
 from ...framework.registry import gradients_accepting_none
-from ...framework.session import compile_plan, run_plan
+from ...framework.session import compile_plan, run_plan, run_plan_quietly
 from ...framework.tensor import Tensor
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
@@ -101,6 +101,18 @@ class GraphFunction:
 
     def run(self, resources: Any, arrays: Sequence[Any]) -> tuple:
         """The output values for input values `arrays` (a kernel's job)."""
+        plan, num_effects = self._compiled()
+        values = run_plan(plan, tuple(arrays), resources)
+        return values[:len(values) - num_effects] if num_effects else values
+
+    def run_quietly(self, resources: Any, arrays: Sequence[Any]) -> tuple:
+        """`run` for a caller already under np.errstate(all="ignore") (a loop kernel,
+        a call inside a plan): the per-iteration path."""
+        plan, num_effects = self._plan or self._compiled()
+        values = run_plan_quietly(plan, tuple(arrays), resources)
+        return values[:len(values) - num_effects] if num_effects else values
+
+    def _compiled(self) -> Tuple[Any, int]:
         compiled = self._plan
         if compiled is None:
             # Ops with side effects run even when no output depends on them, in
@@ -111,9 +123,7 @@ class GraphFunction:
             # One assignment publishes plan and effect count together: a thread
             # calling concurrently sees both or neither.
             compiled = self._plan = (plan, len(effects))
-        plan, num_effects = compiled
-        values = run_plan(plan, tuple(arrays), resources)
-        return values[:len(values) - num_effects] if num_effects else values
+        return compiled
 
     def input_index(self, tensor: Any) -> Optional[int]:
         return self._input_index.get(id(tensor))
@@ -279,6 +289,7 @@ def build_backward(fn: GraphFunction, mask: Tuple[int, ...]) -> Backward:
 # -- the call op ------------------------------------------------------------
 def _call_kernel(resources: Any, *arrays: Any, f: GraphFunction) -> tuple:
     return with_stack_room(f.run, resources, arrays)  # calls nest calls: any depth
+
 
 
 def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:

@@ -22,6 +22,23 @@ def _matmul_kernel(a, b, *, transpose_a=False, transpose_b=False):
     return np.matmul(a, b)
 
 
+def _bind_matmul(op):
+    """A plan's MatMul kernel: np.matmul itself when nothing is transposed."""
+    if set(op.attrs) - {"transpose_a", "transpose_b"}:
+        return None
+    transpose_a, transpose_b = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
+    if not transpose_a and not transpose_b:
+        return np.matmul
+    if transpose_a and transpose_b:
+        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b.swapaxes(-1, -2))
+    if transpose_a:
+        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b)
+    return lambda a, b: np.matmul(a, b.swapaxes(-1, -2))
+
+
+_matmul_kernel.plan_bind = _bind_matmul  # type: ignore[attr-defined]
+
+
 def _matmul_infer(inputs, attrs):
     a, b = inputs
     dtype = check_same_dtype(inputs)
