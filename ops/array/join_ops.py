@@ -213,7 +213,8 @@ SPLIT = declare_op("Split", _split_kernel, _split_infer, num_outputs=-1, grad_in
 
 def _split_sizes(dim: int, sizes) -> list:
     """Size splits with at most one -1 resolved against `dim`; ValueError if they do not fit."""
-    sizes = [int(s) for s in sizes]
+    sizes = sizes.tolist() if type(sizes) is np.ndarray and sizes.dtype.kind in "iu" \
+        else [int(s) for s in sizes]
     if sizes.count(-1) > 1:
         raise ValueError(f"size_splits may contain at most one -1, got {sizes}")
     if -1 in sizes:

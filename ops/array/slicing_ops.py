@@ -17,6 +17,8 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from ...eager import context
+from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor, register_operator
@@ -26,6 +28,8 @@ from ..dispatch import apply_op
 from .join_ops import stack
 from ..math.math_ops import cast
 from ..tensor_util import constant_value, shape_from_tensor
+
+_state = context.state
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -180,7 +184,10 @@ def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
                              "Tensor.")
         if dtype == dtypes.int32 and any(not -2**31 <= v < 2**31 for v in ints):
             dtype = dtypes.int64   # TF converts such a list to an int64 tensor
-        return constant(np.array(values, dtype=dtype.as_numpy_dtype).reshape(-1))
+        array = np.array(values, dtype=dtype.as_numpy_dtype).reshape(-1)
+        if _state.graph is None:   # a fresh int array: the tensor directly (x[t] in a loop)
+            return EagerTensor(array)
+        return constant(array)
     return stack([(v if v.dtype == dtype else cast(v, dtype)) if isinstance(v, Tensor)
                   else constant(v, dtype) for v in values])
 

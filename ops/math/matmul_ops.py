@@ -16,9 +16,9 @@ from ..shape_rules import check_same_dtype
 
 def _matmul_kernel(a, b, *, transpose_a=False, transpose_b=False):
     if transpose_a:
-        a = np.swapaxes(a, -1, -2)
+        a = a.swapaxes(-1, -2)   # the method: np.swapaxes' wrapper costs ~1 us
     if transpose_b:
-        b = np.swapaxes(b, -1, -2)
+        b = b.swapaxes(-1, -2)
     return np.matmul(a, b)
 
 
