@@ -152,6 +152,41 @@ class GraphFunction:
                                                      [self.outputs[k] for k in keep])
         return fn
 
+    def used_inputs(self) -> Tuple[int, ...]:
+        """Positions of the inputs that the outputs or the side effects read (a pruned
+        backward function, `subset`, may leave forward values unread)."""
+        seen: set = set()
+        used: set = set()
+        stack: List[Operation] = list(self.effect_ops)
+        for t in self.outputs:
+            if isinstance(t, SymbolicTensor):
+                if self.input_index(t) is not None:
+                    used.add(self.input_index(t))
+                stack.append(t.op)
+        while stack:
+            op = stack.pop()
+            if id(op) in seen:
+                continue
+            seen.add(id(op))
+            for t in op.inputs:
+                j = self.input_index(t)
+                if j is not None:
+                    used.add(j)
+                elif id(t.op) not in seen:
+                    stack.append(t.op)
+            stack.extend(c for c in op.control_inputs if id(c) not in seen)
+        return tuple(sorted(used))
+
+    def with_inputs(self, keep: Sequence[int]) -> "GraphFunction":
+        """The same outputs from the inputs at positions `keep` alone (cached); every
+        input the outputs read must be kept (used_inputs)."""
+        key = ("inputs",) + tuple(keep)
+        fn = self._extended.get(key)
+        if fn is None:
+            fn = self._extended[key] = GraphFunction(self.graph, [self.inputs[k] for k in keep],
+                                                     self.outputs)
+        return fn
+
     # -- gradients --------------------------------------------------------
     def backward(self, mask: Tuple[int, ...]) -> Backward:
         """The backward function for gradients of the outputs in `mask` (cached).

@@ -58,3 +58,39 @@ def test_each_subset_of_sources_gets_the_python_loops_gradients(sources):
             got = session.run(grads, {holders[k]: v for k, v in values.items()})
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def _calls_in_backward_loops(graph):
+    """The functions the backward loops' bodies call, with the body functions."""
+    found = []
+    for op in graph.get_operations():
+        if op.type in ("While", "StatelessWhile") and op.name.endswith("while_grad"):
+            body = op.get_attr("body")
+            for inner in body.graph.get_operations():
+                if inner.type in ("PartitionedCall", "StatefulPartitionedCall"):
+                    found.append(inner.get_attr("f"))
+    return found
+
+
+def test_the_backward_loop_passes_only_the_forward_values_its_gradient_reads():
+    # x[t] packs its begin/end per iteration (accumulated for x's gradient); with only
+    # w as a source, the backward body neither gathers nor passes them
+    rng = np.random.default_rng(1)
+    x, w, h0 = rng.standard_normal((5, 3, 2)), rng.standard_normal((5, 3)), np.zeros((3, 3))
+    graph = dg.Graph()
+    with graph.as_default():
+        xs = dg.compat.v1.placeholder(dg.float64, x.shape)
+        ws = dg.compat.v1.placeholder(dg.float64, w.shape)
+        loss = _graph_loss(xs, ws, dg.constant(h0))
+        (grad_w,) = dg.gradients(loss, [ws])
+        calls = _calls_in_backward_loops(graph)
+        assert calls
+        for fn in calls:
+            assert fn.used_inputs() == tuple(range(len(fn.inputs)))
+        with dg.compat.v1.Session(graph=graph) as session:
+            got = session.run(grad_w, {xs: x, ws: w})
+    eager_w = dg.constant(w)
+    with dg.GradientTape() as tape:
+        tape.watch(eager_w)
+        want = tape.gradient(_loss(dg.constant(x), eager_w, dg.constant(h0), 5, _cell), eager_w)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
