@@ -23,6 +23,20 @@ def _concat_kernel(*xs, axis):
     return np.concatenate(xs, axis=axis)
 
 
+def _bind_concat(op):
+    """A plan's ConcatV2: the axis bound in a closure, not a keyword per call."""
+    if set(op.attrs) != {"axis"}:
+        return None
+    axis = op.attrs["axis"]
+
+    def concat_in_plan(*xs):
+        return np.concatenate(xs, axis=axis)
+    return concat_in_plan
+
+
+_concat_kernel.plan_bind = _bind_concat  # type: ignore[attr-defined]
+
+
 def _concat_infer(inputs, attrs):
     dtype = check_same_dtype(inputs)
     axis = attrs["axis"]
@@ -118,6 +132,20 @@ def _pack_kernel(*xs, axis):
             out[i] = x
         return out
     return np.stack(xs, axis=axis)
+
+
+def _bind_pack(op):
+    """A plan's Pack of one value along axis 0 (x[t]'s begin and end in a loop body):
+    the value with a new leading axis."""
+    if op.attrs != {"axis": 0} or len(op.inputs) != 1:
+        return None
+
+    def pack_one(x):
+        return np.asarray(x)[None]
+    return pack_one
+
+
+_pack_kernel.plan_bind = _bind_pack  # type: ignore[attr-defined]
 
 
 def _pack_infer(inputs, attrs):

@@ -251,3 +251,27 @@ def test_an_interpreted_plan_names_the_failing_op_among_shared_kernels(monkeypat
             with pytest.raises(dg.errors.InvalidArgumentError) as info:
                 session.run(bad, {a: np.ones((2, 2)), b: np.ones((3, 3))})
     assert info.value.op is not None and info.value.op.name == "second_matmul"
+
+
+# -- ConcatV2 and one-value Pack (x[t] in a loop body) ------------------------------------------
+def test_concat_and_pack_of_one_in_a_plan_give_the_eager_values():
+    a = np.arange(6.0).reshape(2, 3)
+    b = -np.arange(4.0).reshape(2, 2)
+
+    def f(a, b, t):
+        return (dg.concat([a, b], axis=-1), dg.concat([a, a], 0), dg.stack([t]),
+                dg.stack([a[0]]), a[t])
+    eager = [np.asarray(v) for v in f(dg.constant(a), dg.constant(b), dg.constant(1))]
+    traced = [np.asarray(v) for v in dg.function(f)(dg.constant(a), dg.constant(b), dg.constant(1))]
+    for got, want in zip(traced, eager, strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(traced[0], np.concatenate([a, b], axis=1))
+    np.testing.assert_array_equal(traced[2], np.array([1], np.int32))
+
+
+def test_a_concat_of_mismatched_shapes_in_a_plan_is_invalid_argument():
+    run = dg.function(lambda a, b: dg.concat([a, b], 0),
+                      input_signature=[dg.TensorSpec(None, dg.float64)] * 2)
+    with pytest.raises(dg.errors.InvalidArgumentError):
+        run(dg.constant(np.ones((2, 3))), dg.constant(np.ones((2, 4))))
