@@ -275,3 +275,20 @@ def test_a_concat_of_mismatched_shapes_in_a_plan_is_invalid_argument():
                       input_signature=[dg.TensorSpec(None, dg.float64)] * 2)
     with pytest.raises(dg.errors.InvalidArgumentError):
         run(dg.constant(np.ones((2, 3))), dg.constant(np.ones((2, 4))))
+
+
+# -- TensorArray scatter of every row in order (map_fn's unstack) ------------------------------
+def test_tensor_array_unstack_and_permuted_scatter_in_a_function():
+    values = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+
+    @dg.function
+    def run(v):
+        ta = dg.TensorArray(dg.float32, size=4).unstack(v)
+        permuted = dg.TensorArray(dg.float32, size=4).scatter([2, 0, 3, 1], v)
+        return ta.stack(), ta.read(2), permuted.stack()
+    stacked, row, permuted = (np.asarray(t) for t in run(dg.constant(values)))
+    np.testing.assert_array_equal(stacked, values)
+    np.testing.assert_array_equal(row, values[2])
+    np.testing.assert_array_equal(permuted, values[[1, 3, 0, 2]])
+    stacked[...] = -1   # the caller's copy: the input tensor is unchanged
+    np.testing.assert_array_equal(np.asarray(run(dg.constant(values))[0]), values)
