@@ -171,9 +171,15 @@ def _reducer(np_func, keep_int_dtype: bool = True, plan_all: Optional[str] = Non
                 return np.asarray(np.add.reduce(x, axis=axes, keepdims=keepdims))
             return reduce_sum
 
+        if axes is None:
+            def mean_all(x):  # _mean's float formula: the count is x.size (0: NaN, as TF)
+                return np.asarray(np.true_divide(np.add.reduce(x, axis=None, keepdims=keepdims),
+                                                 x.size))
+            return mean_all
+
         def reduce_mean(x):  # _mean's float formula (size 0: 0/0, NaN as TF)
             total = np.add.reduce(x, axis=axes, keepdims=keepdims)
-            return np.asarray(np.true_divide(total, x.size // max(np.size(total), 1)))
+            return np.asarray(np.true_divide(total, x.size // max(total.size, 1)))
         return reduce_mean
 
     if plan_all is not None:  # "sum" or "mean"
