@@ -177,6 +177,16 @@ STRIDED_SLICE_GRAD = declare_op("StridedSliceGrad", _strided_slice_grad_kernel,
 
 def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
+    if values and all(type(v) is int for v in values):
+        # Python ints only (x[t] with an int t): the same checks, by min and max
+        low, high = min(values), max(values)
+        if low < -2**63 or high >= 2**63:
+            raise ValueError("Can't convert Python sequence with out-of-range integer to "
+                             "Tensor.")
+        if dtype == dtypes.int32 and (low < -2**31 or high >= 2**31):
+            dtype = dtypes.int64   # TF converts such a list to an int64 tensor
+        array = np.array(values, dtype=dtype.as_numpy_dtype)
+        return EagerTensor(array) if _state.graph is None else constant(array)
     if not any(isinstance(v, Tensor) for v in values):
         ints = [int(v) for v in values if isinstance(v, (int, np.integer))]
         if any(not -2**63 <= v < 2**63 for v in ints):
