@@ -95,19 +95,25 @@ def _loop(resources: Any, *arrays: Any, cond: GraphFunction, body: GraphFunction
         rest = rest[1:]
     cond_ext = [rest[i] for i in cond_inputs]
     body_ext = [rest[i] for i in body_inputs]
-    accs: List[list] = [[] for _ in acc_specs]
+    rows: List[tuple] = []   # each iteration's body outputs; accumulators are columns
     run_cond, run_body = cond.run_quietly, body.run_quietly
     count = 0
     with np.errstate(all="ignore"):  # once for the loop, not per plan run
         while (limit is None or count < limit) and run_cond(resources, values + cond_ext)[0]:
             outs = run_body(resources, values + body_ext)
             values = list(outs[:n_vars])
-            for acc, value in zip(accs, outs[n_vars:], strict=True):
-                acc.append(value)
+            if acc_specs:
+                rows.append(outs)
             count += 1
-    stacks = [_stack(acc) if acc else _empty_stack(*spec)
-              for acc, spec in zip(accs, acc_specs, strict=True)]
-    return values + [np.array(count, np.int32)] + stacks
+    if not acc_specs:
+        return values + [np.array(count, np.int32)]
+    if not rows:
+        return values + [np.array(count, np.int32)] + [_empty_stack(*spec) for spec in acc_specs]
+    columns = list(zip(*rows, strict=True))[n_vars:]
+    if len(columns) != len(acc_specs):
+        raise ValueError(f"while loop body returned {len(columns)} accumulators, expected "
+                         f"{len(acc_specs)}")
+    return values + [np.array(count, np.int32)] + [_stack(list(c)) for c in columns]
 
 
 def _while_infer(inputs: Any, attrs: dict) -> list:
