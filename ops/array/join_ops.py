@@ -236,6 +236,37 @@ def _split_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(dims)))] * num
 
 
+def _bind_split(op):
+    """A plan's Split (an LSTM's gates, every iteration): the pieces' basic indices are
+    built once per input shape (at most a few shapes per op), then just applied."""
+    if set(op.attrs) != {"num_split", "axis"}:
+        return None
+    num_split, axis = op.attrs["num_split"], op.attrs["axis"]
+    indices: dict = {}
+
+    def split_in_plan(x):
+        index = indices.get(x.shape)
+        if index is None:
+            pieces = _split_kernel(x, num_split=num_split, axis=axis)  # checks the shape
+            if len(indices) < 4:
+                indices[x.shape] = _piece_indices(x.ndim, axis, [p.shape[axis] for p in pieces])
+            return pieces
+        return [x[i] for i in index]
+    return split_in_plan
+
+
+def _piece_indices(ndim: int, axis: int, sizes: list) -> list:
+    """The basic index of each piece of a split into `sizes` along `axis`."""
+    out, start = [], 0
+    for size in sizes:
+        index = [slice(None)] * ndim
+        index[axis] = slice(start, start + size)
+        out.append(tuple(index))
+        start += size
+    return out
+
+
+_split_kernel.plan_bind = _bind_split  # type: ignore[attr-defined]
 SPLIT = declare_op("Split", _split_kernel, _split_infer, num_outputs=-1, grad_inputs=())
 
 

@@ -292,3 +292,16 @@ def test_tensor_array_unstack_and_permuted_scatter_in_a_function():
     np.testing.assert_array_equal(permuted, values[[1, 3, 0, 2]])
     stacked[...] = -1   # the caller's copy: the input tensor is unchanged
     np.testing.assert_array_equal(np.asarray(run(dg.constant(values))[0]), values)
+
+
+# -- Split with its piece indices built once per shape ------------------------------------------
+def test_split_in_a_plan_over_several_shapes_and_a_bad_one():
+    run = dg.function(lambda v: dg.split(v, 4, axis=-1),
+                      input_signature=[dg.TensorSpec([None, None], dg.float32)])
+    for rows, cols in ((2, 8), (3, 12), (2, 8), (1, 4), (5, 16), (2, 20), (2, 8)):
+        x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+        pieces = [np.asarray(p) for p in run(dg.constant(x))]
+        for got, want in zip(pieces, np.split(x, 4, axis=1), strict=True):
+            np.testing.assert_array_equal(got, want)
+    with pytest.raises(dg.errors.InvalidArgumentError, match="Split"):
+        run(dg.constant(np.ones((2, 6), np.float32)))
