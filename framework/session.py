@@ -106,7 +106,7 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
         if op.op_def.input_kinds is not None and op.inputs and \
                 op.inputs[0].dtype.name == "bfloat16" and not requests_dtype(op.attrs):
             kernel = in_float32(kernel, np.dtype(op.inputs[0].dtype.as_numpy_dtype))
-        if op.attrs:
+        if op.attrs or (quiet and hasattr(kernel, "plan_bind")):
             kernel = _bound(kernel, op, quiet)
         steps.append((op, kernel, [slot[id(t)] for t in op.inputs], outs))
     fetch_slots = [None if f is None or isinstance(f, Operation) else slot[id(f)]
@@ -133,11 +133,14 @@ def _bound(kernel: Any, op: Operation, quiet: bool) -> Any:
     loop body calls it every iteration), else a functools.partial."""
     bind = getattr(kernel, "plan_bind", None) if quiet else None
     bound = bind(op) if bind is not None else None
-    return bound if bound is not None else functools.partial(kernel, **op.attrs)
+    if bound is not None:
+        return bound
+    return functools.partial(kernel, **op.attrs) if op.attrs else kernel
 
 
 def _plain_ufunc(kernel: Any) -> bool:
-    return type(kernel) is np.ufunc and kernel.nout == 1
+    # elementwise only: a generalized ufunc (np.matmul, bound for MatMul) is left out
+    return type(kernel) is np.ufunc and kernel.nout == 1 and kernel.signature is None
 
 
 def _reused_temporaries(steps: list, releases: List[List[int]]) -> Dict[int, int]:

@@ -305,3 +305,22 @@ def test_split_in_a_plan_over_several_shapes_and_a_bad_one():
             np.testing.assert_array_equal(got, want)
     with pytest.raises(dg.errors.InvalidArgumentError, match="Split"):
         run(dg.constant(np.ones((2, 6), np.float32)))
+
+
+# -- AddN of two values as np.add (may write into a dead temporary) ---------------------------
+def test_add_n_of_two_in_a_plan_keeps_every_live_value():
+    a = np.arange(6.0).reshape(2, 3)
+
+    def f(a):
+        p, q = a * 2.0, a * 3.0
+        total = dg.add_n([p, q])          # p is read again below: never overwritten
+        other = dg.add_n([a * 5.0, a * 7.0])   # both dead afterwards: may be reused
+        return total + p, other, dg.add_n([total, total]), dg.add_n([a])
+    eager = [np.asarray(v) for v in f(dg.constant(a))]
+    traced = [np.asarray(v) for v in dg.function(f)(dg.constant(a))]
+    for got, want in zip(traced, eager, strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(traced[0], 7 * a)
+    np.testing.assert_array_equal(traced[1], 12 * a)
+    np.testing.assert_array_equal(traced[2], 10 * a)
+    np.testing.assert_array_equal(traced[3], a)
