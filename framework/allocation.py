@@ -8,6 +8,7 @@ that allocate a tensor of a caller-given shape check it here first.
 """
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Sequence
 
@@ -16,10 +17,15 @@ import numpy as np
 from .errors import InvalidArgumentError, ResourceExhaustedError
 
 MAX_ELEMENTS = 2**63 - 1
+# Fewer elements than this fit in memory at any dtype's size (at most 16 bytes):
+# 16 MiB, below any machine duograd runs on.
+SMALL_ELEMENTS = 2**20
 
 
+@functools.lru_cache(maxsize=1)
 def physical_memory() -> int:
-    """Bytes of physical memory (a large bound where the OS does not say)."""
+    """Bytes of physical memory (a large bound where the OS does not say); asked once
+    per process (two sysconf calls cost ~4 us, and loop bodies allocate often)."""
     try:
         return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
@@ -32,6 +38,8 @@ def check_allocation(op_type: str, dims: Sequence[Any], dtype: Any) -> None:
     count = 1
     for d in dims:
         count *= int(d)   # Python ints: no overflow
+    if count <= SMALL_ELEMENTS:
+        return  # the common case, decided without the dtype or the memory size
     shape = ",".join(str(int(d)) for d in dims)
     if count > MAX_ELEMENTS:
         raise InvalidArgumentError(None, None, f"{op_type}: Shape [{shape}] would have more "

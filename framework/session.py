@@ -107,8 +107,8 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
         if op.op_def.input_kinds is not None and op.inputs and \
                 op.inputs[0].dtype.name == "bfloat16" and not requests_dtype(op.attrs):
             kernel = in_float32(kernel, np.dtype(op.inputs[0].dtype.as_numpy_dtype))
-        if op.attrs:
-            kernel = functools.partial(kernel, **op.attrs)
+        if op.attrs or (quiet and hasattr(kernel, "plan_bind")):
+            kernel = _bound(kernel, op, quiet)
         steps.append((op, kernel, [slot[id(t)] for t in op.inputs], outs))
     fetch_slots = [None if f is None or isinstance(f, Operation) else slot[id(f)]
                    for f in fetch_tensors]
@@ -127,8 +127,21 @@ def compile_plan(graph: Graph, fetch_tensors: List[Any], feed_tensors: List[Symb
     return _interpreted(steps, constants, releases, fetch_slots, feed_tensors, len(slot))
 
 
+def _bound(kernel: Any, op: Operation, quiet: bool) -> Any:
+    """`kernel` with the op's attrs bound: the kernel's `plan_bind(op)` where it has
+    one (a callable of the inputs alone, chosen once from the attrs and the static
+    input dtypes, e.g. np.matmul itself for a MatMul without transposes: a plan in a
+    loop body calls it every iteration), else a functools.partial."""
+    bind = getattr(kernel, "plan_bind", None) if quiet else None
+    bound = bind(op) if bind is not None else None
+    if bound is not None:
+        return bound
+    return functools.partial(kernel, **op.attrs) if op.attrs else kernel
+
+
 def _plain_ufunc(kernel: Any) -> bool:
-    return type(kernel) is np.ufunc and kernel.nout == 1
+    # elementwise only: a generalized ufunc (np.matmul, bound for MatMul) is left out
+    return type(kernel) is np.ufunc and kernel.nout == 1 and kernel.signature is None
 
 
 def _reused_temporaries(steps: list, releases: List[List[int]]) -> Dict[int, int]:
@@ -217,7 +230,7 @@ def _interpreted(steps, constants, releases, fetch_slots, feed_tensors, n_slots)
     def run(feeds, R):
         slots = template.copy()
         slots[:n_feeds] = feeds
-        for kernel, ins, out, stateful, dead in program:
+        for step, (kernel, ins, out, stateful, dead) in enumerate(program):  # noqa: B007 (read by _failing_op)
             args = [slots[s] for s in ins]
             value = kernel(R, *args) if stateful else kernel(*args)
             if type(out) is int:
@@ -245,9 +258,15 @@ def _shape_text(shape: TensorShape) -> str:
 
 def run_plan(plan: _Plan, feeds: tuple, resources: Any) -> tuple:
     """Runs a plan; a failing kernel becomes an OpError naming its op."""
+    with np.errstate(all="ignore"):
+        return run_plan_quietly(plan, feeds, resources)
+
+
+def run_plan_quietly(plan: _Plan, feeds: tuple, resources: Any) -> tuple:
+    """run_plan for a caller already under np.errstate(all="ignore"): a kernel that a
+    plan calls (a loop's body, a nested call), per iteration (~1 us less a run)."""
     try:
-        with np.errstate(all="ignore"):
-            return plan.function(feeds, resources)
+        return plan.function(feeds, resources)
     except OpError as error:
         if error.op is None:
             error.op = _failing_op(plan, sys.exc_info()[2])
@@ -269,11 +288,8 @@ def _failing_op(plan: _Plan, tb: Any) -> Optional[Operation]:
         frame = tb.tb_frame
         if frame.f_code.co_filename.startswith("<duograd"):
             return plan.line_ops.get(tb.tb_lineno)
-        if plan.steps is not None and frame.f_code.co_name == "run" and "kernel" in frame.f_locals:
-            kernel = frame.f_locals["kernel"]
-            for op, step_kernel, _, _ in plan.steps:
-                if step_kernel is kernel:
-                    return op
+        if plan.steps is not None and frame.f_code.co_name == "run" and "step" in frame.f_locals:
+            return plan.steps[frame.f_locals["step"]][0]  # kernels may be shared (plan_bind)
         tb = tb.tb_next
     return None
 

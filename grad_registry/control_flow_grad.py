@@ -144,13 +144,31 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
     if not mask:
         return result
     back = body.backward(mask)
-    missing = missing_accumulators(body, n, back.extras)
+    # Outer inputs the running gradients() call does not need (not between its ys and
+    # xs, e.g. a loop's input sequence when only the weights are sources) are neither
+    # computed nor summed over the iterations: the backward body returns only the rest,
+    # and reads only the forward values those need (no accumulator gathered for nothing).
+    skip = op.skip_input_indices
+    kept = [k for k, j in enumerate(back.input_grads)
+            if j < n or ext_start + body_inputs[j - n] not in skip]
+    back_fn = back.fn
+    if len(kept) < len(back.input_grads):
+        back_fn = back.fn.subset(kept)
+    acc_order = sorted(acc_grads)
+    n_seeds = len(var_mask) + len(acc_order)
+    used = back_fn.used_inputs()
+    if len(used) < len(back_fn.inputs):
+        back_fn = back_fn.with_inputs(used)
+    else:
+        used = tuple(range(len(back_fn.inputs)))
+    used_extras = [k - n_seeds for k in used if k >= n_seeds]
+    missing = missing_accumulators(body, n, [back.extras[e] for e in used_extras])
     if missing:
         body = _extend_while(op, body, missing)
     n_iter = op.outputs[n]
     acc_slot = {id(t): a for a, t in enumerate(body.outputs[n:])}
-    resolved: List[tuple] = []  # per extra: (accumulator index, None) or (None, loop-invariant value)
-    for value in back.extras:
+    resolved: List[tuple] = []  # per used extra: (accumulator index, None) or (None, value)
+    for value in (back.extras[e] for e in used_extras):
         j = body.input_index(value)
         if is_constant(value):
             resolved.append((None, copy_constant(value)))
@@ -166,20 +184,11 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
     var_grads = [grads[k] if grads[k] is not None else zeros_for(op.outputs[k])
                  for k in var_mask]
     var_grads = [dense(g) for g in var_grads]
-    # Outer inputs the running gradients() call does not need (not between its ys and
-    # xs, e.g. a loop's input sequence when only the weights are sources) are neither
-    # computed nor summed over the iterations: the backward body returns only the rest.
-    skip = op.skip_input_indices
-    kept = [k for k, j in enumerate(back.input_grads)
-            if j < n or ext_start + body_inputs[j - n] not in skip]
-    back_fn = back.fn
-    if len(kept) < len(back.input_grads):
-        back_fn = back.fn.subset(kept)
     input_grads = [back.input_grads[k] for k in kept]
     ext_targets = sorted({body_inputs[j - n] for j in input_grads if j >= n})
     like = {body_inputs[j - n]: out for j, out in zip(input_grads, back_fn.outputs, strict=True) if j >= n}
     ext_grads = [_zeros_for(ext[m], like[m]) for m in ext_targets]
-    acc_order = sorted(acc_grads)
+    used_seeds = [k for k in used if k < n_seeds]
 
     def loop_cond(j, dvars, dexts):
         return math_ops.less(j, n_iter)
@@ -188,7 +197,8 @@ def _while_grad(op: Any, *grads: Any) -> List[Any]:
         i = n_iter - 1 - j
         extras = [gather(accs[a], i) if a is not None else v for a, v in resolved]
         seeds = list(dvars) + [gather(acc_grads[a], i) for a in acc_order]
-        got = dict(zip(input_grads, call_function(back_fn, seeds + extras), strict=True))
+        args = [seeds[k] for k in used_seeds] + extras
+        got = dict(zip(input_grads, call_function(back_fn, args), strict=True))
         new_dvars = [got[k] if k in got else array_ops.zeros_like(d)
                      for k, d in zip(var_mask, dvars, strict=True)]
         by_ext: Dict[int, Any] = {}

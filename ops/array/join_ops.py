@@ -23,6 +23,20 @@ def _concat_kernel(*xs, axis):
     return np.concatenate(xs, axis=axis)
 
 
+def _bind_concat(op):
+    """A plan's ConcatV2: the axis bound in a closure, not a keyword per call."""
+    if set(op.attrs) != {"axis"}:
+        return None
+    axis = op.attrs["axis"]
+
+    def concat_in_plan(*xs):
+        return np.concatenate(xs, axis=axis)
+    return concat_in_plan
+
+
+_concat_kernel.plan_bind = _bind_concat  # type: ignore[attr-defined]
+
+
 def _concat_infer(inputs, attrs):
     dtype = check_same_dtype(inputs)
     axis = attrs["axis"]
@@ -120,6 +134,20 @@ def _pack_kernel(*xs, axis):
     return np.stack(xs, axis=axis)
 
 
+def _bind_pack(op):
+    """A plan's Pack of one value along axis 0 (x[t]'s begin and end in a loop body):
+    the value with a new leading axis."""
+    if op.attrs != {"axis": 0} or len(op.inputs) != 1:
+        return None
+
+    def pack_one(x):
+        return np.asarray(x)[None]
+    return pack_one
+
+
+_pack_kernel.plan_bind = _bind_pack  # type: ignore[attr-defined]
+
+
 def _pack_infer(inputs, attrs):
     dtype = check_same_dtype(inputs)
     shape = inputs[0].shape
@@ -208,12 +236,44 @@ def _split_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(dims)))] * num
 
 
+def _bind_split(op):
+    """A plan's Split (an LSTM's gates, every iteration): the pieces' basic indices are
+    built once per input shape (at most a few shapes per op), then just applied."""
+    if set(op.attrs) != {"num_split", "axis"}:
+        return None
+    num_split, axis = op.attrs["num_split"], op.attrs["axis"]
+    indices: dict = {}
+
+    def split_in_plan(x):
+        index = indices.get(x.shape)
+        if index is None:
+            pieces = _split_kernel(x, num_split=num_split, axis=axis)  # checks the shape
+            if len(indices) < 4:
+                indices[x.shape] = _piece_indices(x.ndim, axis, [p.shape[axis] for p in pieces])
+            return pieces
+        return [x[i] for i in index]
+    return split_in_plan
+
+
+def _piece_indices(ndim: int, axis: int, sizes: list) -> list:
+    """The basic index of each piece of a split into `sizes` along `axis`."""
+    out, start = [], 0
+    for size in sizes:
+        index = [slice(None)] * ndim
+        index[axis] = slice(start, start + size)
+        out.append(tuple(index))
+        start += size
+    return out
+
+
+_split_kernel.plan_bind = _bind_split  # type: ignore[attr-defined]
 SPLIT = declare_op("Split", _split_kernel, _split_infer, num_outputs=-1, grad_inputs=())
 
 
 def _split_sizes(dim: int, sizes) -> list:
     """Size splits with at most one -1 resolved against `dim`; ValueError if they do not fit."""
-    sizes = [int(s) for s in sizes]
+    sizes = sizes.tolist() if type(sizes) is np.ndarray and sizes.dtype.kind in "iu" \
+        else [int(s) for s in sizes]
     if sizes.count(-1) > 1:
         raise ValueError(f"size_splits may contain at most one -1, got {sizes}")
     if -1 in sizes:

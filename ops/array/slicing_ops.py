@@ -17,6 +17,8 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from ...eager import context
+from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor, register_operator
@@ -26,6 +28,8 @@ from ..dispatch import apply_op
 from .join_ops import stack
 from ..math.math_ops import cast
 from ..tensor_util import constant_value, shape_from_tensor
+
+_state = context.state
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -173,6 +177,16 @@ STRIDED_SLICE_GRAD = declare_op("StridedSliceGrad", _strided_slice_grad_kernel,
 
 def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
+    if values and all(type(v) is int for v in values):
+        # Python ints only (x[t] with an int t): the same checks, by min and max
+        low, high = min(values), max(values)
+        if low < -2**63 or high >= 2**63:
+            raise ValueError("Can't convert Python sequence with out-of-range integer to "
+                             "Tensor.")
+        if dtype == dtypes.int32 and (low < -2**31 or high >= 2**31):
+            dtype = dtypes.int64   # TF converts such a list to an int64 tensor
+        array = np.array(values, dtype=dtype.as_numpy_dtype)
+        return EagerTensor(array) if _state.graph is None else constant(array)
     if not any(isinstance(v, Tensor) for v in values):
         ints = [int(v) for v in values if isinstance(v, (int, np.integer))]
         if any(not -2**63 <= v < 2**63 for v in ints):
@@ -180,7 +194,10 @@ def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
                              "Tensor.")
         if dtype == dtypes.int32 and any(not -2**31 <= v < 2**31 for v in ints):
             dtype = dtypes.int64   # TF converts such a list to an int64 tensor
-        return constant(np.array(values, dtype=dtype.as_numpy_dtype).reshape(-1))
+        array = np.array(values, dtype=dtype.as_numpy_dtype).reshape(-1)
+        if _state.graph is None:   # a fresh int array: the tensor directly (x[t] in a loop)
+            return EagerTensor(array)
+        return constant(array)
     return stack([(v if v.dtype == dtype else cast(v, dtype)) if isinstance(v, Tensor)
                   else constant(v, dtype) for v in values])
 

@@ -74,14 +74,29 @@ def _place(buf: np.ndarray, written: np.ndarray, indices: np.ndarray, values: np
 
 
 def _write_kernel(buf, written, index, value, *, dynamic_size):
-    return _place(buf, written, np.asarray(index).reshape(1), np.asarray(value)[None],
-                  dynamic_size)
+    value = np.asarray(value)
+    n = buf.shape[0]
+    i = np.asarray(index)
+    if i.ndim == 0 and 0 <= i.item() < n and buf.shape[1:] == value.shape:
+        # a row inside the buffer (map_fn's writes): two copies, no zero fill
+        new_buf, new_written = buf.copy(), written.copy()
+        new_buf[i.item()] = value
+        new_written[i.item()] = True
+        return new_buf, new_written, np.array(n, np.int32)
+    return _place(buf, written, i.reshape(1), value[None], dynamic_size)
 
 
 def _scatter_kernel(buf, written, indices, values, *, dynamic_size):
     indices = np.asarray(indices).reshape(-1)
     if values.shape[:1] != indices.shape:
         raise ValueError(f"scatter: {indices.shape[0]} indices but {values.shape[0]} values")
+    n = buf.shape[0]
+    if n and indices.shape == (n,) and np.array_equal(indices, np.arange(n)) \
+            and (buf.shape[1:] == values.shape[1:] or not written.any()):
+        # every row in order (map_fn's unstack): the values themselves, one copy, as
+        # _place's zero fill and row writes give them
+        dtype = buf.dtype if buf.shape[1:] == values.shape[1:] else values.dtype
+        return (np.array(values, dtype=dtype), np.ones(n, np.bool_), np.array(n, np.int32))
     return _place(buf, written, indices, values, dynamic_size)
 
 
@@ -110,10 +125,18 @@ def _scatter_infer(inputs: Any, attrs: dict) -> list:
 def _mask_rows_kernel(grad, indices, size):
     """grad resized to `size` rows, with rows `indices` zeroed."""
     n = int(size)
-    out = np.zeros((n,) + grad.shape[1:], grad.dtype)
-    m = min(n, grad.shape[0])
-    out[:m] = grad[:m]
-    idx = np.asarray(indices).reshape(-1)
+    idx = np.asarray(indices)
+    if grad.shape[0] == n:
+        out = grad.copy()
+    else:
+        out = np.zeros((n,) + grad.shape[1:], grad.dtype)
+        m = min(n, grad.shape[0])
+        out[:m] = grad[:m]
+    if idx.ndim == 0:  # one row (a map_fn write's gradient): basic indexing
+        if idx.item() < n:
+            out[idx.item()] = 0
+        return out
+    idx = idx.reshape(-1)
     out[idx[idx < n]] = 0
     return out
 

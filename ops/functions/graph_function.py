@@ -23,7 +23,7 @@ from ...framework.graph import Operation, SymbolicTensor
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.op_def import declare_op
 from ...framework.registry import gradients_accepting_none
-from ...framework.session import compile_plan, run_plan
+from ...framework.session import compile_plan, run_plan, run_plan_quietly
 from ...framework.tensor import Tensor
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
@@ -101,6 +101,18 @@ class GraphFunction:
 
     def run(self, resources: Any, arrays: Sequence[Any]) -> tuple:
         """The output values for input values `arrays` (a kernel's job)."""
+        plan, num_effects = self._compiled()
+        values = run_plan(plan, tuple(arrays), resources)
+        return values[:len(values) - num_effects] if num_effects else values
+
+    def run_quietly(self, resources: Any, arrays: Sequence[Any]) -> tuple:
+        """`run` for a caller already under np.errstate(all="ignore") (a loop kernel,
+        a call inside a plan): the per-iteration path."""
+        plan, num_effects = self._plan or self._compiled()
+        values = run_plan_quietly(plan, tuple(arrays), resources)
+        return values[:len(values) - num_effects] if num_effects else values
+
+    def _compiled(self) -> Tuple[Any, int]:
         compiled = self._plan
         if compiled is None:
             # Ops with side effects run even when no output depends on them, in
@@ -111,9 +123,7 @@ class GraphFunction:
             # One assignment publishes plan and effect count together: a thread
             # calling concurrently sees both or neither.
             compiled = self._plan = (plan, len(effects))
-        plan, num_effects = compiled
-        values = run_plan(plan, tuple(arrays), resources)
-        return values[:len(values) - num_effects] if num_effects else values
+        return compiled
 
     def input_index(self, tensor: Any) -> Optional[int]:
         return self._input_index.get(id(tensor))
@@ -140,6 +150,41 @@ class GraphFunction:
         if fn is None:
             fn = self._extended[key] = GraphFunction(self.graph, self.inputs,
                                                      [self.outputs[k] for k in keep])
+        return fn
+
+    def used_inputs(self) -> Tuple[int, ...]:
+        """Positions of the inputs that the outputs or the side effects read (a pruned
+        backward function, `subset`, may leave forward values unread)."""
+        seen: set = set()
+        used: set = set()
+        stack: List[Operation] = list(self.effect_ops)
+        for t in self.outputs:
+            if isinstance(t, SymbolicTensor):
+                if self.input_index(t) is not None:
+                    used.add(self.input_index(t))
+                stack.append(t.op)
+        while stack:
+            op = stack.pop()
+            if id(op) in seen:
+                continue
+            seen.add(id(op))
+            for t in op.inputs:
+                j = self.input_index(t)
+                if j is not None:
+                    used.add(j)
+                elif id(t.op) not in seen:
+                    stack.append(t.op)
+            stack.extend(c for c in op.control_inputs if id(c) not in seen)
+        return tuple(sorted(used))
+
+    def with_inputs(self, keep: Sequence[int]) -> "GraphFunction":
+        """The same outputs from the inputs at positions `keep` alone (cached); every
+        input the outputs read must be kept (used_inputs)."""
+        key = ("inputs",) + tuple(keep)
+        fn = self._extended.get(key)
+        if fn is None:
+            fn = self._extended[key] = GraphFunction(self.graph, [self.inputs[k] for k in keep],
+                                                     self.outputs)
         return fn
 
     # -- gradients --------------------------------------------------------
@@ -279,6 +324,7 @@ def build_backward(fn: GraphFunction, mask: Tuple[int, ...]) -> Backward:
 # -- the call op ------------------------------------------------------------
 def _call_kernel(resources: Any, *arrays: Any, f: GraphFunction) -> tuple:
     return with_stack_room(f.run, resources, arrays)  # calls nest calls: any depth
+
 
 
 def _call_infer(inputs: Sequence[Any], attrs: dict) -> list:

@@ -73,13 +73,22 @@ FLOOR_MOD = _binary("FloorMod", _quiet(np.mod))
 def _pow_kernel(x, y):
     """x ** y. A float32 cube (GELU's tanh form cubes every activation) is two float64
     products rounded once: NumPy's float32 power runs ~100x slower than that, and is
-    no closer to the correctly rounded cube."""
+    no closer to the correctly rounded cube. The square of a float32/float64 array
+    (the cube's gradient) is x * x, bit-equal to np.power's (checked on 9M values),
+    ~6x faster."""
     with np.errstate(all="ignore"):
-        if x.dtype == np.float32 and np.ndim(y) == 0 and y == 3:
-            wide = x.astype(np.float64)
-            cube = wide * wide
-            cube *= wide
-            return cube.astype(np.float32)
+        if (x.dtype == np.float32 or x.dtype == np.float64) and np.ndim(y) == 0:
+            if y == 2:
+                return np.multiply(x, x)
+            if y == 3 and x.dtype == np.float32 and type(x) is np.ndarray and x.ndim:
+                # x*x is exact in float64 (48 bits), times x rounded there, then to
+                # float32; one float64 temporary (a wide copy of x costs ~1 ms on 128x1024)
+                cube = np.multiply(x, x, dtype=np.float64)
+                np.multiply(cube, x, out=cube)
+                return cube.astype(np.float32)
+            if y == 3 and x.dtype == np.float32:   # a 0-d cube
+                wide = np.float64(x)
+                return np.float32(wide * wide * wide)
         return np.power(x, y)
 
 
@@ -156,10 +165,27 @@ SIGN = _unary("Sign", np.sign, "fiu", grad_inputs=())
 
 
 def _sigmoid(x):
+    if x.dtype == np.float32 and type(x) is np.ndarray and x.ndim:
+        return _sigmoid_float32(x)
     if x.dtype.kind != "c":
         return _stable_sigmoid(x)  # exp(-|x|) <= 1: nothing overflows
     with np.errstate(over="ignore"):
         return 1.0 / (1.0 + np.exp(-x))
+
+
+def _sigmoid_float32(x):
+    """float32: 1 / (1 + exp(-x)) in float64, rounded once. Closer to TF's float32
+    kernel than the float32 formulas (measured on 300k points: 49% of the results
+    bit-equal to TF 2.21's in |x| < 9 against 40% for the stable form, at most 6 ulp
+    apart against 7) in four ufunc calls against seven (~2x faster on an LSTM's
+    16x32 gates). -x is capped at 700 so that exp stays finite: the result there
+    is 0 in float32 either way (TF gives 0 below -87.3)."""
+    e = np.negative(x, dtype=np.float64)
+    np.minimum(e, 700.0, out=e)
+    np.exp(e, out=e)
+    e += 1.0
+    np.divide(1.0, e, out=e)
+    return e.astype(np.float32)
 
 
 def _stable_sigmoid(x):
