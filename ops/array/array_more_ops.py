@@ -112,12 +112,20 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool_,
                   name: Optional[str] = None):
     """mask[..., j] = j < lengths[...]."""
     lengths = convert_to_tensor(lengths)
-    if maxlen is None:
+    if maxlen is None:  # TF: max(0, the largest length): a negative length masks nothing
         maxlen = reduction_ops.reduce_max(lengths) if lengths.shape.num_elements() != 0 \
             else convert_to_tensor(0, lengths.dtype)
-    maxlen = math_ops.cast(convert_to_tensor(maxlen), lengths.dtype)
-    positions = range_op(maxlen)
-    mask = math_ops.less(positions, array_ops.expand_dims(lengths, -1))
+        maxlen = math_ops.maximum(convert_to_tensor(0, lengths.dtype), maxlen)
+    else:
+        maxlen = convert_to_tensor(maxlen)
+    if maxlen.shape.rank not in (None, 0):
+        raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received "
+                         f"`maxlen` = {maxlen} with shape '{maxlen.shape}' instead")
+    if not (maxlen.dtype.is_integer or maxlen.dtype.is_floating):
+        raise TypeError(f"sequence_mask: maxlen must be a number, got {maxlen.dtype.name}")
+    positions = range_op(0, maxlen, 1, dtype=maxlen.dtype)
+    mask = math_ops.less(positions,
+                         math_ops.cast(array_ops.expand_dims(lengths, -1), maxlen.dtype))
     dtype = dtypes.as_dtype(dtype)
     return mask if dtype == dtypes.bool_ else math_ops.cast(mask, dtype, name=name)
 

@@ -6,13 +6,16 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from ...eager import context
 from ...framework.errors import InvalidArgumentError
+from ...framework.tensor import Tensor
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape
 from . import array_ops
 from ..math import math_ops
 from ..constant_op import convert_to_tensor
+from ..arg_errors import mode_error
 from ..dispatch import apply_op
 from ..op_helpers import apply_binary, apply_unary
 from ..shape_rules import broadcast_binary
@@ -80,12 +83,32 @@ DYNAMIC_STITCH = declare_op("DynamicStitch", _stitch_kernel, _stitch_infer,
                             grad_inputs=None)
 
 
+def _stitch_lists(indices: Any, data: Any) -> tuple:
+    """TF's argument lists: a list or tuple each (TypeError otherwise); eagerly two
+    tensors also pass, as lists of their rows (TF's fast path unpacks them)."""
+    if not (_is_tensor(indices) and _is_tensor(data) and context.state.graph is None):
+        for what, value in (("indices", indices), ("data", data)):
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"Expected list for '{what}' argument to 'DynamicStitch' Op, "
+                                f"not {type(value).__name__}.")
+        return indices, data
+    return list(indices), list(data)
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, Tensor)
+
+
 def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Optional[str] = None):
     """merged[indices[m][i, ...]] = data[m][i, ...]; later entries win for repeated indices."""
+    indices, data = _stitch_lists(indices, data)
     if len(indices) != len(data) or not indices:
         raise ValueError("dynamic_stitch needs as many (non-zero) index tensors as data tensors")
     indices = [convert_to_tensor(i, dtype_hint=dtypes.int32) for i in indices]
     data = [convert_to_tensor(d) for d in data]
+    bad = [t.dtype.name for t in indices if not t.dtype.is_integer]
+    if bad:
+        raise mode_error(f"dynamic_stitch: indices must be int32, got {bad[0]}", TypeError)
     return apply_op(DYNAMIC_STITCH, tuple(indices) + tuple(data), name=name)
 
 
