@@ -6,17 +6,22 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...eager import context
 from ...framework import dtypes
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
+from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, join_ops, manip_ops
 from ..math import math_ops, reduction_ops
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from .creation_ops import range as range_op
 from ..dispatch import apply_op
 from .indexed_slices_ops import gather
 from ..tensor_util import constant_value
+
+_state = context.state
 
 
 def _roll_kernel(x, shift, axis):
@@ -155,7 +160,13 @@ def broadcast_static_shape(shape_x: TensorShape, shape_y: TensorShape) -> Tensor
 def broadcast_dynamic_shape(shape_x: Any, shape_y: Any, name: Optional[str] = None):
     """The broadcast of two shape vectors, as a tensor."""
     x = convert_to_tensor(shape_x)
-    y = convert_to_tensor(shape_y, dtype=x.dtype)
+    index_dtypes = (dtypes.int32, dtypes.int64)
+    if _state.graph is not None and x.dtype not in index_dtypes:
+        raise TypeError(f"BroadcastArgs: shapes must be int32 or int64, got {x.dtype.name}")
+    y = shape_y if isinstance(shape_y, Tensor) else convert_to_tensor(shape_y, dtype=x.dtype)
+    if x.dtype not in index_dtypes or y.dtype != x.dtype:
+        raise mode_error(f"BroadcastArgs: shapes must both be int32 or both int64, got "
+                         f"{x.dtype.name} and {y.dtype.name}", TypeError)
     static_x, static_y = constant_value(x), constant_value(y)
     if static_x is not None and static_y is not None:
         result = broadcast_static_shape(TensorShape(static_x.tolist()),

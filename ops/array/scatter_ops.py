@@ -16,6 +16,7 @@ from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape, unknown_shape
 from .array_ops import reshape, shape, squeeze, where
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
 from .indexed_slices_ops import gather
@@ -265,7 +266,8 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     elif axis < 0:
         raise ValueError("boolean_mask needs a tensor of known rank for a negative axis")
     if mask.dtype == dtypes.string:  # TF takes any numeric mask as `mask != 0` (its where)
-        raise TypeError(f"mask must be a bool or numeric tensor, got {mask.dtype.name}")
+        raise mode_error(f"boolean_mask: mask must be a bool or numeric tensor, got "
+                         f"{mask.dtype.name}", TypeError)
     if tensor.shape.is_fully_defined():
         static = tensor.shape.as_list()
         target = static[:axis] + [-1] + static[axis + mask_rank:]

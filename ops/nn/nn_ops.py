@@ -17,9 +17,9 @@ from ...framework.tensor_shape import TensorShape, as_shape
 from ..array import array_ops
 from ..math import math_ops, reduction_ops, special_math_ops
 from ..random import random_ops
-from ..arg_errors import mode_error
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
+from ..tensor_util import constant_value
 from ..op_helpers import apply_unary
 from ..shape_rules import check_same_dtype, elementwise_unary
 
@@ -230,11 +230,8 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     """
     x = convert_to_tensor(x)
     y = math_ops.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
-    if isinstance(axes, Tensor) and not axes.dtype.is_integer:
-        raise mode_error(f"moments: axes must be int32 or int64, got a {axes.dtype.name} "
-                         "tensor", TypeError)
-    axes = [int(a) for a in ([axes] if isinstance(axes, numbers.Integral) else axes)]
-    mean = reduction_ops.reduce_mean(y, axes, keepdims=True)
+    mean = reduction_ops.reduce_mean(y, axes, keepdims=True)  # TF's checks of `axes`
+    axes = _moment_axes(axes)
     variance = reduction_ops.reduce_mean(math_ops.square(y - mean), axes, keepdims=True)
     if not keepdims:
         mean = array_ops.squeeze(mean, axes)
@@ -242,6 +239,17 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     if x.dtype is dtypes.float16:
         mean, variance = math_ops.cast(mean, x.dtype), math_ops.cast(variance, x.dtype)
     return mean, variance
+
+
+def _moment_axes(axes: Any) -> Optional[list]:
+    """The axes reduce_mean accepted, as ints for squeeze (None: all, as TF's squeeze)."""
+    if axes is None:
+        return None
+    if isinstance(axes, Tensor):
+        axes = constant_value(axes)
+        if axes is None:
+            raise ValueError("moments: axes must be statically known")
+    return [int(a) for a in np.ravel(axes)]
 
 
 sigmoid = math_ops.sigmoid
