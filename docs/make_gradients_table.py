@@ -155,6 +155,9 @@ DIFFERS = {
               'only: partials conjugated (TF omits the conj); same for real'),
     'Xlog1py': ('(grad * xlog1py(x != 0, y), grad * xdivy(x, y + 1))', 'differs for complex '
                 'inputs only: partials conjugated (TF omits the conj); same for real'),
+    'RaggedTensorToTensor': ('the gradient of the values (the dense gradient gathered back)',
+                             'differs: not differentiable (the minimal dg.RaggedTensor is '
+                             'never differentiable, docs/differences.md)'),
     'LinSpace': ('not differentiable (the raw kernel; tf.linspace itself is composed of '
                  'differentiable ops)', 'differs: the LinSpace op carries the gradient of '
                  "tf.linspace's composition: d stop = sum(grad * i / (n - 1)), "
