@@ -231,11 +231,11 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     x = convert_to_tensor(x)
     y = math_ops.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
     mean = reduction_ops.reduce_mean(y, axes, keepdims=True)  # TF's checks of `axes`
-    axes = _moment_axes(axes)
-    variance = reduction_ops.reduce_mean(math_ops.square(y - mean), axes, keepdims=True)
+    ints = _moment_axes(axes)
+    variance = reduction_ops.reduce_mean(math_ops.square(y - mean), ints, keepdims=True)
     if not keepdims:
-        mean = array_ops.squeeze(mean, axes)
-        variance = array_ops.squeeze(variance, axes)
+        mean = array_ops.squeeze(mean, ints)
+        variance = array_ops.squeeze(variance, ints)
     if x.dtype is dtypes.float16:
         mean, variance = math_ops.cast(mean, x.dtype), math_ops.cast(variance, x.dtype)
     return mean, variance
