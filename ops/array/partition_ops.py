@@ -86,17 +86,14 @@ DYNAMIC_STITCH = declare_op("DynamicStitch", _stitch_kernel, _stitch_infer,
 def _stitch_lists(indices: Any, data: Any) -> tuple:
     """TF's argument lists: a list or tuple each (TypeError otherwise); eagerly two
     tensors also pass, as lists of their rows (TF's fast path unpacks them)."""
-    if not (_is_tensor(indices) and _is_tensor(data) and context.state.graph is None):
+    both_tensors = isinstance(indices, Tensor) and isinstance(data, Tensor)
+    if not (both_tensors and context.state.graph is None):
         for what, value in (("indices", indices), ("data", data)):
             if not isinstance(value, (list, tuple)):
                 raise TypeError(f"Expected list for '{what}' argument to 'DynamicStitch' Op, "
                                 f"not {type(value).__name__}.")
         return indices, data
     return list(indices), list(data)
-
-
-def _is_tensor(value: Any) -> bool:
-    return isinstance(value, Tensor)
 
 
 def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Optional[str] = None):

@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional
 from ...eager import context
 from ...framework import dtypes
 from ...framework.func_graph import unique_graph_name
+from ...framework.tensor import Tensor
 from .cond_ops import build_if, check_branches, run_branch, trace_branch
 from ..constant_op import convert_to_tensor
 from ..functions.graph_function import declare_function_ops
@@ -73,6 +74,8 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] 
                 name: Optional[str] = "switch_case") -> Any:
     """`branch_fns[branch_index]()`; an index out of range runs `default` (or the last)."""
     fns = _branch_list(branch_fns, default)
+    if not isinstance(branch_index, Tensor):  # TF's check, even eagerly
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
     if _state.graph is None:
         b = int(convert_to_tensor(branch_index))  # type: ignore[call-overload]  # eager: EagerTensor.__int__
         return fns[b if 0 <= b < len(fns) else -1]()
