@@ -203,6 +203,9 @@ FILL = declare_op("Fill", _fill_kernel, _fill_infer, grad_inputs=())
 
 def fill(dims: Any, value: Any, name: Optional[str] = None):
     """A tensor of shape `dims` filled with the scalar `value`."""
+    if _state.graph is None:  # eagerly TF converts the value first (its ValueError first)
+        value = convert_to_tensor(value)
+        return apply_op(FILL, (_static_shape_or_tensor(dims), value), name=name)
     return apply_op(FILL, (_static_shape_or_tensor(dims), convert_to_tensor(value)), name=name)
 
 
