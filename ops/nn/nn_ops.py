@@ -10,6 +10,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ...eager import context
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
@@ -20,6 +21,8 @@ from ..random import random_ops
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from ..tensor_util import constant_value
+
+_state = context.state
 from ..op_helpers import apply_unary
 from ..shape_rules import check_same_dtype, elementwise_unary
 
@@ -166,7 +169,12 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
     if data_format not in ("NHWC", "NCHW", "N...C", "NC..."):
         raise ValueError(f"data_format must be NHWC or NCHW, got {data_format!r}")
     value = convert_to_tensor(value)
-    bias = convert_to_tensor(bias, dtype_hint=value.dtype)
+    # TF converts a non-tensor bias to value's dtype (a string: TypeError) and, building a
+    # graph, checks the bias's rank before its dtype.
+    bias = bias if isinstance(bias, Tensor) else convert_to_tensor(bias, dtype=value.dtype)
+    if _state.graph is not None and bias.shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {bias.shape.rank} for BiasAdd's "
+                         "bias")
     return apply_op(BIAS_ADD, (value, bias), {"data_format": data_format}, name)
 
 
