@@ -96,7 +96,6 @@ def _op_axis(axis: Any, rank: Optional[int]) -> int:
     return value
 
 
-
 def _concat_axis(axis: Any) -> int:
     """concat's axis as an int; TF converts it to an int32 scalar even for one value:
     None, a non-scalar or an unconvertible object ValueError (building a graph an
