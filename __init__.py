@@ -8,7 +8,8 @@ from .framework.dtypes import (DType, as_dtype, bool_ as bool, complex64, comple
                                variant)
 from .framework.graph import Graph, Operation, SymbolicTensor
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
+from .framework.default_session import get_default_session
+from .framework.session import Session, get_default_graph, reset_default_graph
 from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
 from .framework.tensor_spec import TensorSpec

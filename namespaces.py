@@ -26,7 +26,8 @@ from .framework import errors as errors_module
 from .eager import execution_mode, forwardprop
 from .framework import device_config, nest_api
 from .framework.interactive_session import InteractiveSession
-from .framework.session import Session, get_default_graph, get_default_session, reset_default_graph
+from .framework.default_session import get_default_session
+from .framework.session import Session, get_default_graph, reset_default_graph
 from .ops.array import array_ops, indexed_slices_ops
 from .ops.math import math_ops, matmul_ops, reduction_ops
 from .ops.linalg import linalg_ops, matrix_diag_ops, norm_ops
@@ -63,7 +64,7 @@ from .ops.array import patches_ops, reverse_sequence_ops, space_batch_ops
 from .ops.linalg import decomposition_ops, structured_solve_ops
 from .ops.nn import (conv_nd_ops, dilation_ops, fractional_pool_ops, fused_batch_norm_ops,
                      lrn_ops, pool_nd_ops, ranking_ops)
-from .ops.random import more_random_ops
+from .ops.random import more_random_ops, poisson_ops
 from .ops.random import stateless_random_ops
 from .ops.ragged import ragged_tensor
 
@@ -250,16 +251,17 @@ extend(linalg, {**decomposition_ops.LINALG_NAMES, **structured_solve_ops.LINALG_
 extend(nn, {**space_batch_ops.NN_NAMES, **conv_nd_ops.NN_NAMES, **pool_nd_ops.NN_NAMES,
             **lrn_ops.NN_NAMES, **dilation_ops.NN_NAMES, **ranking_ops.NN_NAMES,
             **fused_batch_norm_ops.NN_NAMES, **fractional_pool_ops.NN_NAMES})
-extend(random, more_random_ops.RANDOM_NAMES)
+extend(random, {**more_random_ops.RANDOM_NAMES, **poisson_ops.RANDOM_NAMES})
 extend(random, stateless_random_ops.RANDOM_NAMES)
 namespace("duograd.random.experimental", extra=stateless_random_ops.EXPERIMENTAL_NAMES)
 ragged = namespace("duograd.ragged", extra=ragged_tensor.RAGGED_NAMES)
 extend(v1, {**space_batch_ops.V1_NAMES, **patches_ops.V1_NAMES, **sparse_segment_ops.V1_NAMES,
             "reverse_sequence": reverse_sequence_ops.reverse_sequence_v1,
-            "multinomial": more_random_ops.multinomial})
+            "multinomial": more_random_ops.multinomial, **poisson_ops.V1_NAMES})
 extend(sys.modules["duograd.compat.v1.nn"], {**conv_nd_ops.V1_NN_NAMES,
                                              **fused_batch_norm_ops.V1_NN_NAMES})
-extend(sys.modules["duograd.compat.v1.random"], more_random_ops.V1_RANDOM_NAMES)
+extend(sys.modules["duograd.compat.v1.random"], {**more_random_ops.V1_RANDOM_NAMES,
+                                                 **poisson_ops.V1_RANDOM_NAMES})
 
 # -- keep this block last: every top-level namespace is also a compat.v1/v2 module --
 TOP_LEVEL = {name: value for name, value in dict(globals()).items()

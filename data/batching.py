@@ -6,13 +6,13 @@ from typing import Any, Iterator, List, Sequence
 
 import numpy as np
 
-from ..framework import errors, nest
+from ..framework import dtypes, errors, nest
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from . import structure
 from .dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, ErrorElement,
-                      IterationContext)
+                      IterationContext, failed_element)
 from .slicing import UnknownInt, as_int
 
 
@@ -84,6 +84,10 @@ class BatchDataset(Dataset):
                 yield block
             return
         upstream = self._inputs[0].elements(ctx)
+        if not self.fused_with_map():
+            yield from batches_of(upstream, size, self._drop, batch_elements,
+                                  lambda error: failed_element(ctx, self, error))
+            return
         while True:
             group = list(itertools.islice(upstream, size))
             if not group or (self._drop and len(group) < size):
@@ -91,7 +95,54 @@ class BatchDataset(Dataset):
             # a batch holding an element that raised is that error (the whole batch
             # is lost, as TF's fused map-and-batch loses it)
             failed = next((e for e in group if type(e) is ErrorElement), None)
-            yield batch_elements(group) if failed is None else failed
+            if failed is not None:
+                yield failed
+                continue
+            try:
+                batch = batch_elements(group)
+            except errors.OpError as error:
+                yield failed_element(ctx, self, error)
+                continue
+            yield batch
+
+    def fused_with_map(self) -> bool:
+        """Whether TF fuses this batch with the map before it (map_and_batch_fusion):
+        an element's error then loses its whole batch; otherwise only the elements
+        gathered before it (see batches_of)."""
+        from .mapping import MapDataset
+        source = self._inputs[0]
+        while getattr(source, "wraps", None) is not None:   # a DatasetV1 around it
+            source = source.wraps
+        return isinstance(source, MapDataset)
+
+
+def batches_of(upstream: Iterator[Any], size: int, drop_remainder: bool,
+               stack: Any, failed: Any) -> Iterator[Any]:
+    """Groups of `size` elements made into batches by `stack`. An element's error
+    (an ErrorElement) is that batch's result at once: the elements gathered before
+    it are dropped and the next batch starts after it (TF's batch and
+    padded_batch)."""
+    while True:
+        group: List[tuple] = []
+        error = None
+        for element in upstream:
+            if type(element) is ErrorElement:
+                error = element
+                break
+            group.append(element)
+            if len(group) == size:
+                break
+        if error is not None:
+            yield error
+            continue
+        if not group or (drop_remainder and len(group) < size):
+            return
+        try:
+            batch = stack(group)
+        except errors.OpError as stack_error:   # shapes that do not stack (the batch's)
+            yield failed(stack_error)
+            continue
+        yield batch
 
 
 def _padded_shape(value: Any) -> Any:
@@ -132,7 +183,7 @@ class PaddedBatchDataset(Dataset):
                                  f"{spec.shape} of the corresponding input component.")
         self._shapes = shapes
         if padding_values is None:
-            self._pads = [np.zeros((), s.dtype.as_numpy_dtype) for s in specs]
+            self._pads = [_zero(s.dtype) for s in specs]
         else:
             values = _up_to(source.element_spec, padding_values) \
                 if structure.is_structure(source.element_spec) else [padding_values]
@@ -152,13 +203,15 @@ class PaddedBatchDataset(Dataset):
     def cardinality_value(self) -> int:
         return _batched_cardinality(self._inputs[0].cardinality_value(), self._size, self._drop)
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        upstream = self._inputs[0].elements(ctx)
-        while True:
-            group = list(itertools.islice(upstream, self._size))
-            if not group or (self._drop and len(group) < self._size):
-                return
-            yield tuple(self._pad(parts, k) for k, parts in enumerate(zip(*group, strict=True)))
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
+        return batches_of(self._inputs[0].elements(ctx), self._size, self._drop,
+                          self._padded, lambda error: failed_element(ctx, self, error))
+
+    def _padded(self, group: List[tuple]) -> tuple:
+        return tuple(self._pad(parts, k) for k, parts in enumerate(zip(*group, strict=True)))
 
     def _pad(self, parts: Sequence[np.ndarray], k: int) -> np.ndarray:
         shape = self._shapes[k]
@@ -174,6 +227,15 @@ class PaddedBatchDataset(Dataset):
         for i, part in enumerate(parts):
             out[(i,) + tuple(slice(0, s) for s in part.shape)] = part
         return out
+
+
+def _zero(dtype: Any) -> np.ndarray:
+    """TF's default padding: 0, or the empty string for strings."""
+    if dtype == dtypes.string:
+        empty = np.empty((), dtype=object)
+        empty[()] = b""
+        return empty
+    return np.zeros((), dtype.as_numpy_dtype)
 
 
 def _up_to(spec_structure: Any, values: Any) -> List[Any]:
@@ -233,16 +295,17 @@ class UnbatchDataset(Dataset):
                 continue
             sizes = {part.shape[0] for part in batch}
             if len(sizes) != 1:
-                raise errors.InvalidArgumentError(
+                yield failed_element(ctx, self, errors.InvalidArgumentError(
                     None, None, "Input element must have the same batch size in each "
                     f"component. Component 0 had size {batch[0].shape[0]} but component "
                     f"{next(i for i, p in enumerate(batch) if p.shape[0] != batch[0].shape[0])} "
-                    f"had size {next(p.shape[0] for p in batch if p.shape[0] != batch[0].shape[0])}.")
+                    f"had size {next(p.shape[0] for p in batch if p.shape[0] != batch[0].shape[0])}."))
+                continue
             if len(batch) == 1:
-                for row in batch[0]:
+                for row in structure.row_view(batch[0]):
                     yield (row,)
             else:
-                yield from zip(*batch, strict=True)
+                yield from zip(*[structure.row_view(part) for part in batch], strict=True)
 
 
 class RebatchDataset(Dataset):
@@ -256,6 +319,9 @@ class RebatchDataset(Dataset):
 
     def cardinality_value(self) -> int:
         return self._inner.cardinality_value()
+
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         return self._inner.elements(ctx)

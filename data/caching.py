@@ -11,13 +11,41 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Iterator, List, Optional
+from typing import Any, Iterator, List, Optional
 
 import numpy as np
 
-from ..framework import errors
+from ..framework import dtypes, errors
 from . import structure
-from .dataset import Dataset, IterationContext
+from .dataset import Dataset, ErrorElement, IterationContext
+
+
+def _write_array(f: Any, array: np.ndarray) -> None:
+    """One component as .npy records: a string tensor (an object array of bytes) as
+    its rank, shape and each string's length (int64), then all its bytes (uint8),
+    without pickling; any other array as itself."""
+    if array.dtype != object:
+        np.save(f, array, allow_pickle=False)
+        return
+    strings = [bytes(s) for s in array.ravel().tolist()]
+    header = (array.ndim,) + array.shape + tuple(len(s) for s in strings)
+    np.save(f, np.array(header, np.int64), allow_pickle=False)
+    np.save(f, np.frombuffer(b"".join(strings), np.uint8), allow_pickle=False)
+
+
+def _read_array(f: Any, is_string: bool) -> np.ndarray:
+    if not is_string:
+        return np.load(f, allow_pickle=False)
+    header = np.load(f, allow_pickle=False).tolist()
+    data = np.load(f, allow_pickle=False).tobytes()
+    ndim = header[0]
+    shape, lengths = tuple(header[1:1 + ndim]), header[1 + ndim:]
+    out = np.empty(len(lengths), dtype=object)
+    start = 0
+    for k, length in enumerate(lengths):
+        out[k] = data[start:start + length]
+        start += length
+    return out.reshape(shape)
 
 
 class CacheDataset(Dataset):
@@ -41,6 +69,9 @@ class CacheDataset(Dataset):
     def data_path(self) -> str:
         return self._filename + ".data-00000-of-00001"
 
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         cached = self._memory if not self._filename else self._read_files()
         if cached is not None:
@@ -48,7 +79,8 @@ class CacheDataset(Dataset):
             return
         recorded: List[tuple] = []
         for element in self._inputs[0].elements(ctx):
-            recorded.append(element)
+            if type(element) is not ErrorElement:   # an element's error is not cached (TF)
+                recorded.append(element)
             yield element
         if self._filename:
             self._write_files(recorded)
@@ -66,10 +98,11 @@ class CacheDataset(Dataset):
             raise errors.InvalidArgumentError(
                 None, None, f"The cache file {self._filename} holds elements of "
                 f"{index.get('components')} components, the dataset has {width}.")
+        strings = [spec.dtype == dtypes.string for spec in structure.flat_specs(self.element_spec)]
         out = []
         with open(self.data_path, "rb") as f:
             for _ in range(index["count"]):
-                out.append(tuple(np.load(f, allow_pickle=False) for _ in range(width)))
+                out.append(tuple(_read_array(f, s) for s in strings))
         return out
 
     def _write_files(self, recorded: List[tuple]) -> None:
@@ -80,7 +113,7 @@ class CacheDataset(Dataset):
         with open(temporary, "wb") as f:
             for element in recorded:
                 for array in element:
-                    np.save(f, np.asarray(array), allow_pickle=False)
+                    _write_array(f, np.asarray(array))
         os.replace(temporary, self.data_path)
         with open(self.index_path, "w") as f:
             json.dump({"count": len(recorded),

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..framework import nest
-from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IterationContext
+from .dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, ErrorElement,
+                      IterationContext)
 from . import structure
 
 
@@ -35,17 +36,31 @@ class ZipDataset(Dataset):
             return min(finite)
         return UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in sizes else INFINITE_CARDINALITY
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
+        """Each input's next element, in order. An input's error (an ErrorElement) is
+        the zipped element's result, after the other inputs have given theirs (they
+        move on too); an input's end ends the zip at once, the error of an earlier
+        input in that round first (as TF)."""
         iterators = [d.elements(ctx) for d in self._inputs]
         try:
             while True:
                 parts: tuple = ()
+                failed = None
                 for iterator in iterators:
                     try:
-                        parts += next(iterator)
+                        part = next(iterator)
                     except StopIteration:
+                        if failed is not None:
+                            yield failed
                         return
-                yield parts
+                    if type(part) is ErrorElement:
+                        failed = failed or part
+                    elif failed is None:
+                        parts += part
+                yield parts if failed is None else failed
         finally:
             for iterator in iterators:
                 iterator.close()
@@ -74,6 +89,9 @@ class ConcatenateDataset(Dataset):
         if UNKNOWN_CARDINALITY in (x, y):
             return UNKNOWN_CARDINALITY
         return x + y
+
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         for dataset in self._inputs:

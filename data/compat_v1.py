@@ -71,6 +71,11 @@ class DatasetV1(Dataset):
         super().__init__(dataset.element_spec, (dataset,))
         self._dataset = dataset
 
+    @property
+    def wraps(self) -> Dataset:
+        """The TF2 dataset this one wraps."""
+        return self._dataset
+
     def elements(self, ctx: Any) -> Any:
         return self._dataset.elements(ctx)
 

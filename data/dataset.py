@@ -39,6 +39,16 @@ class ErrorElement:
         self.error = error
 
 
+def failed_element(ctx: "IterationContext", dataset: "Dataset",
+                   error: BaseException) -> "ErrorElement":
+    """A stage's own error at an element (its function, or its work on the element:
+    a batch of mismatched shapes) as an ErrorElement where its consumer handles them,
+    so that the iteration goes on after it as TF's does; raised otherwise."""
+    if not ctx.gives_error_elements(dataset):
+        raise error
+    return ErrorElement(error)
+
+
 def error_aware_datasets(top: "Dataset", consumer_aware: bool) -> set:
     """The ids of the datasets whose consumer handles ErrorElements: `top`'s when its
     consumer (an iterator) does, and the inputs of each dataset that passes them on
@@ -84,6 +94,26 @@ class IterationContext:
         self.resources = BoundResources(resources, self.bindings) if bindings else resources
         self.options = options or Options()
         self.error_aware: set = set()   # see error_aware_datasets
+
+    def with_bindings(self, more: Dict[int, Any]) -> "IterationContext":
+        """This context with more graph tensors bound (those of a dataset made in a
+        graph and passed to a dg.function, see data/arguments.py)."""
+        child = IterationContext(options=self.options)
+        child.bindings = dict(self.bindings)
+        child.bindings.update(more)
+        store = self.resources.store if isinstance(self.resources, BoundResources) \
+            else self.resources
+        child.resources = BoundResources(store, child.bindings)
+        child.error_aware = self.error_aware
+        return child
+
+    def with_error_aware(self, more: set) -> "IterationContext":
+        """This context with `more` datasets sending ErrorElements (an interleave's
+        element datasets, made while iterating)."""
+        child = IterationContext(options=self.options)
+        child.bindings, child.resources = self.bindings, self.resources
+        child.error_aware = self.error_aware | more
+        return child
 
     def gives_error_elements(self, dataset: "Dataset") -> bool:
         """Whether `dataset` sends an element's error on as an ErrorElement."""
@@ -147,6 +177,22 @@ class Dataset(abc.ABC):
         for dataset in self._inputs:
             found.extend(dataset.graph_tensors())
         return list({id(t): t for t in found}.values())
+
+    def function_argument_spec(self) -> Any:
+        """The trace key of this dataset as a dg.function argument: its DatasetSpec
+        (TF traces once per element_spec, whatever the dataset)."""
+        return structure.DatasetSpec(self._element_spec)
+
+    def eager_argument_value(self) -> Any:
+        """What an eager dg.function call passes for this dataset argument."""
+        from .arguments import VariantHandle
+        return VariantHandle(self)
+
+    def graph_argument_value(self) -> Any:
+        """What a dg.function call in a graph being built passes for this dataset
+        argument: a variant tensor of that graph (see data/arguments.py)."""
+        from .arguments import dataset_variant
+        return dataset_variant(self)
 
     # -- structure ------------------------------------------------------------
     @property

@@ -87,6 +87,8 @@ class StructuredFunction:
         else:
             self.output_spec = nest.pack_sequence_as(self._output_structure, out_specs)
         self._graph_function = self._concrete.function
+        from ..framework import dtypes
+        self._string_outputs = [k for k, t in enumerate(outputs) if t.dtype == dtypes.string]
         kind = transformation[0].upper() + transformation[1:].replace("_", "")
         self._prefix = f"Error in user-defined function passed to {kind}Dataset " \
             "transformation: "
@@ -117,9 +119,12 @@ class StructuredFunction:
             captures = self._bound_captures(resources)
         arrays = list(flat) + captures if captures else flat
         try:
-            return self._graph_function.run(resources or EAGER_RESOURCES, arrays)
+            out = self._graph_function.run(resources or EAGER_RESOURCES, arrays)
         except OpError as error:
             raise type(error)(error.node_def, error.op, self._prefix + error.message) from None
+        if self._string_outputs:
+            out = structure.string_results(out, self._string_outputs)
+        return out
 
     def _bound_captures(self, resources: Any) -> list:
         bindings = getattr(resources, "bindings", None) or {}

@@ -78,16 +78,16 @@ def _state(resources: Any, resource: IteratorResource, start: bool,
     return found
 
 
-def _bindings(tensors: tuple, values: tuple) -> dict:
+def tensor_bindings(tensors: tuple, values: tuple) -> dict:
     """{id(graph tensor): its value in this run}; a variable handle's value is the
     variable itself."""
-    return {id(t): v if t.dtype == dtypes.resource else np.asarray(v)
+    return {id(t): v if t.dtype in (dtypes.resource, dtypes.variant) else np.asarray(v)
             for t, v in zip(tensors, values, strict=True)}
 
 
 def _make_iterator_kernel(resources: Any, *arrays: Any, resource: IteratorResource,
                           tensors: tuple) -> None:
-    bindings = _bindings(tensors, arrays)
+    bindings = tensor_bindings(tensors, arrays)
     previous = None
     initialized = getattr(resources, "is_initialized", None)
     if initialized is None or initialized(resource):
@@ -102,7 +102,7 @@ def _get_next_kernel(resources: Any, *arrays: Any, resource: IteratorResource,
                      specs: tuple, tensors: tuple = ()) -> tuple:
     """A one-shot iterator gets the graph tensors its dataset captured (constants and
     what is computed from them) as inputs, bound when it starts itself."""
-    state = _state(resources, resource, resource.one_shot, _bindings(tensors, arrays))
+    state = _state(resources, resource, resource.one_shot, tensor_bindings(tensors, arrays))
     flat = state.iterator.next_flat()
     if flat is None:
         raise errors.OutOfRangeError(None, None, END_OF_SEQUENCE)
@@ -153,10 +153,11 @@ def _tensor_specs(dataset: Dataset) -> tuple:
 class GraphIterator:
     """The ops of one iterator over `dataset` in the graph being built."""
 
-    def __init__(self, dataset: Dataset, one_shot: bool, name: str = "Iterator") -> None:
+    def __init__(self, dataset: Dataset, one_shot: bool, name: str = "Iterator",
+                 resource: Optional[IteratorResource] = None) -> None:
         self._dataset = dataset
         self._specs = _tensor_specs(dataset)
-        self._resource = IteratorResource(dataset, name, one_shot)
+        self._resource = resource or IteratorResource(dataset, name, one_shot)
         self._initializer: Any = None
         self._traced_nexts = 0
         self._one_shot_tensors: tuple = ()
@@ -219,6 +220,15 @@ class GraphIterator:
         outputs = apply_op(FETCHED, [], {"resource": self._resource, "specs": self._specs},
                            "OptionalGetValue")
         return _pack(self._dataset.element_spec, list(outputs))
+
+
+def eager_iterator_ops(iterator: OwnedIterator) -> GraphIterator:
+    """The ops of an eager iterator used inside a dg.function (a closure or an
+    argument): they advance that iterator when the function runs, as TF's iterator
+    resource captured by a tf.function."""
+    resource = IteratorResource(iterator.dataset, "Iterator", one_shot=True)
+    resource.set_eager_value(IteratorState(iterator))
+    return GraphIterator(iterator.dataset, one_shot=True, resource=resource)
 
 
 def _pack(element_spec: Any, tensors: List[Any]) -> Any:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, List, Optional
 
-from ..framework import nest
+from ..framework import errors, nest
 from ..framework.func_graph import FuncGraph, tracing
 from .slicing import SpecTraceGraph
 from . import structure
-from .dataset import AUTOTUNE, Dataset, IterationContext
+from .dataset import (AUTOTUNE, Dataset, ErrorElement, IterationContext, error_aware_datasets,
+                      failed_element)
 from .functions import call_with_element
 from .threads import prefetched
 
@@ -63,7 +64,6 @@ class InterleaveDataset(Dataset):
         self._cycle = cycle_length
         self._block = 1 if block_length is None else int(block_length)
         if self._block <= 0:
-            from ..framework import errors
             raise errors.InvalidArgumentError(None, None, "block_length must be greater than "
                                               "zero.")
         self._parallel = num_parallel_calls
@@ -75,48 +75,72 @@ class InterleaveDataset(Dataset):
             return ctx.options.pool_size()
         return max(1, int(self._cycle))
 
-    def _open(self, element: tuple, ctx: IterationContext) -> Iterator[tuple]:
+    def _open(self, element: tuple, ctx: IterationContext) -> Iterator[Any]:
         value = structure.pack(self._inputs[0].element_spec, element)
         dataset = call_with_element(self._func, value)
         if not isinstance(dataset, Dataset):
             raise TypeError(f"The `map_func` argument must return a `Dataset` object. Got "
                             f"{type(dataset)!r}.")
+        if ctx.gives_error_elements(self):
+            # the element's dataset was made now: its map/filter stages learn here that
+            # their errors travel as ErrorElements (the caller handles them)
+            ctx = ctx.with_error_aware(error_aware_datasets(dataset, True))
         elements = dataset.elements(ctx)
         if self._parallel is not None:
             return prefetched(elements, self._block, "interleave")
         return elements
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
+        """TF's cycle: `cycle_length` slots visited in turn, `block_length` elements
+        from each; an empty slot opens the next input element's dataset when its turn
+        comes; an ended one passes the turn on. An element's error is raised in its
+        place; it does not count in the block (the slot goes on), except with
+        num_parallel_calls, where it takes an element's place (as TF's parallel
+        interleave). An input element's error is raised when a slot would open it."""
         inputs = self._inputs[0].elements(ctx)
         cycle = self.cycle_length(ctx)
-        slots: List[Optional[Iterator[tuple]]] = []
+        block, error_counts = self._block, self._parallel is not None
+        slots: List[Optional[Iterator[Any]]] = [None] * cycle
+        input_ended = False
+        index = produced = 0
         try:
-            for element in inputs:
-                slots.append(self._open(element, ctx))
-                if len(slots) == cycle:
-                    break
-            index = 0
-            while any(s is not None for s in slots):
+            while not input_ended or any(s is not None for s in slots):
                 current = slots[index]
-                if current is not None:
-                    for _ in range(self._block):
-                        try:
-                            item = next(current)
-                        except StopIteration:  # refilled; the turn passes on (as TF)
-                            slots[index] = self._next_open(inputs, ctx)
-                            break
-                        yield item
-                index = (index + 1) % len(slots)
+                if current is None:
+                    if input_ended:
+                        index, produced = (index + 1) % cycle, 0
+                        continue
+                    try:
+                        element = next(inputs)
+                    except StopIteration:
+                        input_ended = True
+                        continue
+                    if type(element) is ErrorElement:
+                        yield element
+                        continue
+                    try:
+                        slots[index] = self._open(element, ctx)
+                    except errors.OpError as error:   # the function's, at this element
+                        yield failed_element(ctx, self, error)
+                    continue
+                try:
+                    item = next(current)
+                except StopIteration:
+                    slots[index] = None
+                    index, produced = (index + 1) % cycle, 0
+                    continue
+                if type(item) is not ErrorElement or error_counts:
+                    produced += 1
+                    if produced == block:
+                        index, produced = (index + 1) % cycle, 0
+                yield item
         finally:
             for slot in slots:
                 if slot is not None and hasattr(slot, "close"):
                     slot.close()
-
-    def _next_open(self, inputs: Iterator[tuple], ctx: IterationContext
-                   ) -> Optional[Iterator[tuple]]:
-        for element in inputs:
-            return self._open(element, ctx)
-        return None
 
 
 __all__ = ["InterleaveDataset", "SpecOnlyDataset"]

@@ -20,6 +20,11 @@ from .threads import prefetched
 END_OF_SEQUENCE = "End of sequence"
 
 
+def _building_function() -> bool:
+    graph = context.state.graph
+    return graph is not None and bool(getattr(graph, "building_function", False))
+
+
 class OwnedIterator:
     """tf.data.Iterator in eager mode: `next()`, `get_next()`, `get_next_as_optional()`."""
 
@@ -39,10 +44,37 @@ class OwnedIterator:
             elements = dataset.run_eagerly(resources, bindings, True)
         self._elements: Optional[Iterator[tuple]] = elements
         self._lock = threading.Lock()
+        self._graph_view: Any = None
 
     @property
     def element_spec(self) -> Any:
         return self._spec
+
+    @property
+    def dataset(self) -> Dataset:
+        return self._dataset
+
+    # -- as a dg.function argument (data/iterator_arguments.py) ----------------------
+    def function_argument_spec(self) -> Any:
+        from .iterator_arguments import IteratorSpec
+        return IteratorSpec(self._spec)
+
+    def eager_argument_value(self) -> Any:
+        from .arguments import VariantHandle
+        return VariantHandle(self)
+
+    def graph_argument_value(self) -> Any:
+        """Passed in a graph being built: the iterator itself, as a capture."""
+        from .arguments import object_variant
+        return object_variant(self)
+
+    def graph_iterator(self) -> Any:
+        """This iterator's ops inside a dg.function (AutoGraph's `for x in iterator`,
+        `next(iterator)`): running them advances this iterator (see graph_ops)."""
+        if self._graph_view is None:
+            from .graph_ops import eager_iterator_ops
+            self._graph_view = eager_iterator_ops(self)
+        return self._graph_view
 
     def next_flat(self) -> Optional[tuple]:
         """The next flat element, or None at the end (the iterator then stays ended)."""
@@ -69,6 +101,8 @@ class OwnedIterator:
         return self
 
     def __next__(self) -> Any:
+        if _building_function():
+            return self.graph_iterator().get_next()
         flat = self.next_flat()
         if flat is None:
             raise StopIteration
@@ -76,6 +110,8 @@ class OwnedIterator:
 
     def get_next(self, name: Optional[str] = None) -> Any:
         """The next element; OutOfRangeError at the end (TF's get_next)."""
+        if _building_function():
+            return self.graph_iterator().get_next(name)
         flat = self.next_flat()
         if flat is None:
             raise errors.OutOfRangeError(None, None, END_OF_SEQUENCE)

@@ -5,7 +5,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from ..framework import errors
 from .blocks import BlockReader, VectorizedFunction
-from .dataset import AUTOTUNE, Dataset, ErrorElement, IterationContext
+from .dataset import AUTOTUNE, Dataset, ErrorElement, IterationContext, failed_element
 from .functions import StructuredFunction, scalar_bool_check
 from .threads import parallel_map
 
@@ -140,10 +140,21 @@ class TakeWhileDataset(Dataset):
         scalar_bool_check(self.function, "predicate")
         super().__init__(source.element_spec, (source,))
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         predicate, resources = self.function, ctx.resources
         for element in self._inputs[0].elements(ctx):
-            if not predicate(element, resources)[0]:
+            if type(element) is ErrorElement:
+                yield element
+                continue
+            try:
+                keep = predicate(element, resources)[0]
+            except errors.OpError as error:
+                yield failed_element(ctx, self, error)
+                continue
+            if not keep:
                 return
             yield element
 

@@ -7,12 +7,12 @@ import numpy as np
 
 from ..autograph.conversion import convert
 from ..eager import context
-from ..framework import nest
+from ..framework import errors, nest
 from ..ops.array.array_ops import identity
 from ..ops.constant_op import convert_to_tensor
 from ..ops.control_flow.while_loop_ops import while_loop
 from . import structure
-from .dataset import Dataset, IterationContext
+from .dataset import Dataset, ErrorElement, IterationContext, failed_element
 from .functions import StructuredFunction
 
 
@@ -121,11 +121,21 @@ class ScanDataset(Dataset):
     def cardinality_value(self) -> int:
         return self._inputs[0].cardinality_value()
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         function, width = self._step.function, self._step.width
         state = tuple(np.asarray(v) for v in self._initial)
         for element in self._inputs[0].elements(ctx):
-            out = function(state + element, ctx.resources)
+            if type(element) is ErrorElement:   # passed on; the state is unchanged
+                yield element
+                continue
+            try:
+                out = function(state + element, ctx.resources)
+            except errors.OpError as error:   # the state is unchanged (as TF)
+                yield failed_element(ctx, self, error)
+                continue
             state, result = tuple(out[:width]), tuple(out[width:])
             yield result
 

@@ -73,24 +73,32 @@ def shuffled_order(count: int, size: int, rng: np.random.Generator) -> np.ndarra
     return np.concatenate([out, last[rng.permutation(size)]])
 
 
-def _errors_unshuffled(upstream: Iterator[Any], shuffle: Any) -> Iterator[Any]:
+def _errors_unshuffled(upstream: Iterator[Any], shuffle: Any, size: int) -> Iterator[Any]:
     """`shuffle` of the elements of `upstream` that did not raise; an ErrorElement is
-    not buffered but given out next (as TF raises it while filling its buffer)."""
-    failed: collections.deque = collections.deque()
+    not buffered but given out where TF raises it: at once while the buffer fills,
+    and after the next element once it streams (TF reads the input that replaces an
+    element on the call after the one that gave the element out; buffer_shuffle
+    reads it before)."""
+    failed: collections.deque = collections.deque()   # [error, outputs to wait]
+    consumed = 0
 
     def clean() -> Iterator[Any]:
+        nonlocal consumed
         for element in upstream:
             if type(element) is ErrorElement:
-                failed.append(element)
+                failed.append([element, 0 if consumed < size else 1])
             else:
+                consumed += 1
                 yield element
 
     for element in shuffle(clean()):
-        while failed:
-            yield failed.popleft()
+        while failed and failed[0][1] == 0:
+            yield failed.popleft()[0]
         yield element
+        for entry in failed:
+            entry[1] = 0
     while failed:
-        yield failed.popleft()
+        yield failed.popleft()[0]
 
 
 class ShuffleDataset(Dataset):
@@ -133,8 +141,9 @@ class ShuffleDataset(Dataset):
         upstream = self._inputs[0].elements(ctx)
         if not ctx.gives_error_elements(self):
             return buffer_shuffle(upstream, self._size(), rng)
-        return _errors_unshuffled(upstream, lambda clean: buffer_shuffle(clean, self._size(),
-                                                                         rng))
+        size = self._size()
+        return _errors_unshuffled(upstream, lambda clean: buffer_shuffle(clean, size, rng),
+                                  size)
 
     def blocks(self, ctx: IterationContext, size: int) -> Optional[Iterator[tuple]]:
         reader = self._inputs[0].block_reader(ctx)

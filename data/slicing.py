@@ -126,13 +126,37 @@ class SkipDataset(Dataset):
             return 0
         return max(0, n - self._count)
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        upstream = self._inputs[0].elements(ctx)
-        if self._count < 0:
-            for _ in upstream:
-                pass
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
+        if self._count < 0:   # skips everything without reading it (as TF)
             return
-        yield from itertools.islice(upstream, self._count, None)
+        upstream = self._inputs[0].elements(ctx)
+        skipped = 0
+        while skipped < self._count:
+            run = skip_run(upstream, self._count - skipped)
+            if type(run) is ErrorElement:
+                yield run
+                continue
+            if run is None:
+                return
+            skipped += run
+        yield from upstream
+
+
+def skip_run(upstream: Iterator[Any], count: int) -> Any:
+    """Reads `count` elements of `upstream` and drops them: `count`, None at the end,
+    or the ErrorElement of one that raised (the elements read before it then do not
+    count: TF skips the whole count again after an error)."""
+    for _ in range(count):
+        try:
+            element = next(upstream)
+        except StopIteration:
+            return None
+        if type(element) is ErrorElement:
+            return element
+    return count
 
 
 class ShardDataset(Dataset):
@@ -157,8 +181,32 @@ class ShardDataset(Dataset):
             return n
         return n // self._num + (1 if n % self._num > self._index else 0)
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        yield from itertools.islice(self._inputs[0].elements(ctx), self._index, None, self._num)
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
+        """TF's order: skip to the next element of this shard, then take it; an error
+        while skipping, or the taken element's, is raised and does not move the
+        position on (so the shard's phase shifts after it, as TF's does)."""
+        upstream = self._inputs[0].elements(ctx)
+        position = 0
+        while True:
+            to_skip = (self._index - position) % self._num
+            if to_skip:
+                run = skip_run(upstream, to_skip)
+                if type(run) is ErrorElement:
+                    yield run
+                    continue
+                if run is None:
+                    return
+                position += run
+            try:
+                element = next(upstream)
+            except StopIteration:
+                return
+            if type(element) is not ErrorElement:
+                position += 1
+            yield element
 
 
 class UniqueDataset(Dataset):
@@ -176,9 +224,15 @@ class UniqueDataset(Dataset):
                             f"scalar component, got {spec!r}.")
         super().__init__(spec, (source,))
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         seen = set()
         for element in self._inputs[0].elements(ctx):
+            if type(element) is ErrorElement:
+                yield element
+                continue
             key = element[0].item()
             if key not in seen:
                 seen.add(key)
@@ -195,9 +249,15 @@ class AssertCardinalityDataset(Dataset):
     def cardinality_value(self) -> int:
         return self._expected
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         expected, count = self._expected, 0
         for element in self._inputs[0].elements(ctx):
+            if type(element) is ErrorElement:   # not counted (as TF)
+                yield element
+                continue
             count += 1
             if expected != INFINITE_CARDINALITY and count > expected:
                 raise errors.FailedPreconditionError(
@@ -227,6 +287,9 @@ class OptionsDataset(Dataset):
 
     def cardinality_value(self) -> int:
         return self._inputs[0].cardinality_value()
+
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
         return self._inputs[0].elements(ctx)

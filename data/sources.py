@@ -88,16 +88,24 @@ class TensorSliceDataset(Dataset):
     def block_reader(self, ctx: IterationContext) -> Any:
         from .blocks import BlockReader
         arrays = self.columns(ctx)
-        return BlockReader(arrays[0].shape[0], lambda rows: tuple(a[rows] for a in arrays))
+        return BlockReader(arrays[0].shape[0], lambda rows: _rows(arrays, rows))
 
     def elements(self, ctx: IterationContext) -> Iterator[tuple]:
-        arrays = self.columns(ctx)
+        arrays = [structure.row_view(a) for a in self.columns(ctx)]
         if len(arrays) == 1:
             (array,) = arrays
             for row in array:
                 yield (row,)
             return
         yield from zip(*arrays, strict=True)
+
+
+def _rows(arrays: List[np.ndarray], rows: Any) -> tuple:
+    """The rows of each array: a slice, or a gather (np.take: NumPy's faster gather
+    than fancy indexing along the first axis)."""
+    if isinstance(rows, slice):
+        return tuple(a[rows] for a in arrays)
+    return tuple(np.take(a, rows, axis=0) for a in arrays)
 
 
 class RangeDataset(Dataset):
@@ -222,6 +230,8 @@ class GeneratorDataset(Dataset):
                 array = np.asarray(structure.leaf_array(leaf if not isinstance(leaf, tuple)
                                                         else list(leaf)))
                 target = spec.dtype.as_numpy_dtype
+                if (spec.dtype == dtypes.string) != (array.dtype == object):
+                    raise TypeError("incompatible dtype")
                 if array.dtype != target:
                     if array.dtype.kind not in "biuf" or (array.dtype.kind == "f" and
                                                           np.dtype(target).kind in "iub"):

@@ -36,6 +36,45 @@ class DatasetSpec:
     def __repr__(self) -> str:
         return f"DatasetSpec({self.element_spec!r}, TensorShape({self.shape.as_list()}))"
 
+    # -- as a dg.function argument's spec (see data/arguments.py) ------------------
+    def function_argument_spec(self) -> "DatasetSpec":
+        return self
+
+    def trace_signature(self) -> Tuple[Any, tuple]:
+        """(key, dims): a dg.function traces once per key (the structure, dtypes and
+        ranks) and a trace whose dims are None where a call's are known serves that
+        call, as TF's DatasetSpec subtyping: a `[None]` batch trace serves `[2]`."""
+        leaves = flat_specs(self.element_spec)
+        dims: list = []
+        ranks: List[Any] = []
+        for leaf in leaves:
+            if isinstance(leaf, TensorSpec) and leaf.shape.rank is not None:
+                ranks.append((leaf.dtype, leaf.shape.rank))
+                dims.extend(leaf.shape.as_list())
+            else:
+                ranks.append(repr(leaf))
+        structure = nest.map_structure(lambda _: 0, self.element_spec)
+        return (repr(structure), tuple(ranks)), tuple(dims)
+
+    def relaxed(self, dims: tuple) -> "DatasetSpec":
+        """This spec with its known-rank components' dims replaced by `dims` (what
+        trace_signature gives, relaxed by reduce_retracing)."""
+        it = iter(dims)
+        leaves = []
+        for leaf in flat_specs(self.element_spec):
+            if isinstance(leaf, TensorSpec) and leaf.shape.rank is not None:
+                leaf = TensorSpec(TensorShape([next(it) for _ in range(leaf.shape.rank)]),
+                                  leaf.dtype)
+            leaves.append(leaf)
+        spec = nest.pack_sequence_as(self.element_spec, leaves) \
+            if is_structure(self.element_spec) else leaves[0]
+        return DatasetSpec(spec, self.shape.as_list())
+
+    def placeholder_value(self, placeholder: Any) -> Any:
+        """What the traced function sees for a dataset argument of this spec."""
+        from .arguments import DatasetArgument
+        return DatasetArgument(placeholder, self.element_spec)
+
 
 def is_structure(value: Any) -> bool:
     """Tuples and dicts (namedtuples included) nest; lists are tensors in tf.data."""
@@ -74,7 +113,11 @@ def flatten_value(value: Any) -> Tuple[Any, List[Any]]:
 def leaf_array(leaf: Any, what: str = "dataset element") -> Any:
     """A leaf as a NumPy array, or a SymbolicTensor kept as is (bound when iterated)."""
     if isinstance(leaf, EagerTensor):
-        return leaf.array
+        array = leaf.array   # a kernel's scalar result may be a NumPy scalar
+        if type(array) is np.ndarray:
+            return array
+        return string_results((array,), (0,))[0] if isinstance(array, bytes) \
+            else np.asarray(array)
     if isinstance(leaf, Tensor):
         static = constant_value(leaf)   # a graph constant has its value now
         return leaf if static is None else np.array(static)
@@ -109,12 +152,38 @@ def flat_specs(element_spec: Any) -> List[Any]:
     return nest.flatten(element_spec)
 
 
+def row_view(array: np.ndarray) -> Any:
+    """What iterating `array` along its first dimension gives, each row an array or a
+    NumPy scalar; a 1-D array of strings (dtype object) gives 0-d arrays, not the
+    bytes objects NumPy would (every stage takes a row for an array)."""
+    if array.dtype == object and array.ndim == 1:
+        return (array[i, ...] for i in range(array.shape[0]))
+    return array
+
+
+def string_results(flat: Sequence[Any], positions: Sequence[int]) -> tuple:
+    """`flat` with its string results at `positions` as object arrays: a kernel may give
+    a scalar string as a bytes object, which NumPy would stack as its bytes dtype
+    (dropping trailing NUL bytes)."""
+    out = list(flat)
+    for k in positions:
+        if not isinstance(out[k], np.ndarray):
+            scalar = np.empty((), dtype=object)
+            scalar[()] = out[k]
+            out[k] = scalar
+    return tuple(out)
+
+
 def pack(element_spec: Any, flat: Sequence[Any]) -> Any:
     """The user's view of a flat element: EagerTensors in the spec's structure."""
-    leaves = [value if not isinstance(value, np.ndarray) and not isinstance(value, np.generic)
-              else EagerTensor(np.asarray(value)) for value in flat]
+    leaves = [EagerTensor(value) if type(value) is np.ndarray else
+              EagerTensor(np.asarray(value)) if isinstance(value, (np.ndarray, np.generic))
+              else value for value in flat]
     if not is_structure(element_spec):
         return leaves[0]
+    if type(element_spec) is tuple and len(element_spec) == len(leaves) and all(
+            type(s) is TensorSpec for s in element_spec):
+        return tuple(leaves)   # a flat tuple (the common (features, labels)): no nest walk
     return nest.pack_sequence_as(element_spec, leaves)
 
 

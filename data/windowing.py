@@ -6,7 +6,7 @@ from typing import Any, Iterator, Optional
 
 from ..framework import errors
 from . import structure
-from .dataset import INFINITE_CARDINALITY, Dataset, IterationContext
+from .dataset import INFINITE_CARDINALITY, Dataset, ErrorElement, IterationContext
 from .slicing import as_int
 
 
@@ -51,7 +51,10 @@ class WindowDataset(Dataset):
             return 0 if n < span else (n - span) // self._shift + 1
         return -(-n // self._shift)
 
-    def elements(self, ctx: IterationContext) -> Iterator[tuple]:
+    def error_elements_to_inputs(self, aware: bool) -> bool:
+        return aware
+
+    def elements(self, ctx: IterationContext) -> Iterator[Any]:
         span = (self._size - 1) * self._stride + 1
         buffer: Any = collections.deque()
         upstream = self._inputs[0].elements(ctx)
@@ -68,8 +71,12 @@ class WindowDataset(Dataset):
             picked = list(buffer)[::self._stride][:self._size]
             if self._drop and len(picked) < self._size:
                 return
-            yield tuple(WindowSource(spec, [(e[k],) for e in picked])
-                        for k, spec in enumerate(specs))
+            failed = next((e for e in picked if type(e) is ErrorElement), None)
+            if failed is not None:   # a window holding an element's error is that error
+                yield failed
+            else:
+                yield tuple(WindowSource(spec, [(e[k],) for e in picked])
+                            for k, spec in enumerate(specs))
             for _ in range(self._shift):
                 if buffer:
                     buffer.popleft()

@@ -187,15 +187,19 @@ class DatasetsFromFunction:
         self._local = local_replicas
 
     def graph_iterator(self) -> Any:
-        """AutoGraph's `for batch in datasets:` inside dg.function, with one local
-        replica (a worker's pipeline is its replica's): a loop over the pipeline's
-        iterator ops. Several replicas in one process iterate eagerly."""
+        """AutoGraph's `for batch in datasets:` inside dg.function: a loop over the
+        pipeline's iterator ops; with several replicas in one process, each step's
+        consecutive batches go to consecutive replicas (data/replica_groups.py)."""
         graph_iterator = getattr(self._dataset, "graph_iterator", None)
-        if graph_iterator is None or self._local != 1:
+        if graph_iterator is None:
             raise RuntimeError("distribute_datasets_from_function's datasets are iterated "
-                               "inside dg.function with one replica per process only (and a "
-                               "dg.data.Dataset): loop over them eagerly.")
-        return graph_iterator()
+                               "inside dg.function when they are dg.data.Datasets: loop "
+                               "over other iterables eagerly.")
+        if self._local == 1:
+            return graph_iterator()
+        from ..data.replica_groups import ReplicaGroupDataset
+        grouped = ReplicaGroupDataset(self._dataset, self._local)  # type: ignore[arg-type]
+        return _ReplicaGraphIterator(grouped.graph_iterator())
 
     def __iter__(self) -> Iterator[Any]:
         iterator = iter(self._dataset)

@@ -18,6 +18,7 @@ from ..framework import nest
 from ..framework.errors import UnavailableError, UnimplementedError
 from ..ops.constant_op import convert_to_tensor
 from .engine import DEFAULT_TIMEOUT_SECONDS, finish_reduce, sum_in_order
+from .mirrored_graph import reduce_in_graph, run_in_graph
 from .mirrored_variable import MirroredVariable
 from .reduce_op import ReduceOp
 from .replica_context import ReplicaContext, state
@@ -52,10 +53,11 @@ class MirroredStrategy(Strategy):
             if self.num_replicas_in_sync == 1:  # one replica: fn is traced into the graph
                 with ReplicaContext(self, 0):
                     return fn(*args, **(kwargs or {}))
-            raise UnimplementedError(
-                None, None, "MirroredStrategy.run while building a graph: its replicas are "
-                "threads, each needs its own graph and Session. Build and run the graph "
-                "inside the replica function, or use MultiWorkerMirroredStrategy (MPI).")
+            if not getattr(context.current_graph(), "building_function", False):
+                raise UnimplementedError(
+                    None, None, "MirroredStrategy.run with several replicas in a TF1 graph: "
+                    "its replicas are threads; call it inside a dg.function (or eagerly).")
+            return run_in_graph(self, fn, args, kwargs or {})
         n = self.num_replicas_in_sync
         results: List[Any] = [None] * n
         errors: List[Optional[BaseException]] = [None] * n
@@ -90,6 +92,8 @@ class MirroredStrategy(Strategy):
         """Sums the replicas' values in replica order (MEAN divides by the count)."""
         if len(local_values) == 1 and context.current_graph() is not None:
             return local_values[0]  # one replica, in a graph: SUM and MEAN are the value
+        if context.current_graph() is not None:
+            return reduce_in_graph(reduce_op, local_values)
         flats = [[np.asarray(convert_to_tensor(v)) for v in nest.flatten(value)]
                  for value in local_values]
         reduced = [finish_reduce(sum_in_order(list(column)), reduce_op, len(flats))

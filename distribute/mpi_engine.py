@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from ..framework.errors import DeadlineExceededError, InvalidArgumentError, UnavailableError
+from ..framework.extras import optional_module
 from .engine import (DEFAULT_TIMEOUT_SECONDS, finish_reduce, fuse, layout_of, sum_in_order,
                      unfuse)
 from .reduce_op import ReduceOp
@@ -36,11 +37,7 @@ _MPI_SUMMABLE = frozenset("fdgFDhilqbBHILQ")
 
 def load_mpi() -> Any:
     """mpi4py's MPI module, initialised without automatic finalisation (see module doc)."""
-    try:
-        import mpi4py
-    except ImportError as error:
-        raise ImportError("MultiWorkerMirroredStrategy needs mpi4py: "
-                          "pip install 'duograd[mpi]'") from error
+    mpi4py = optional_module("mpi4py", "mpi", "MultiWorkerMirroredStrategy")
     mpi4py.rc.finalize = False
     from mpi4py import MPI
     return MPI

@@ -7,8 +7,8 @@ kernels, so instead the function is traced once, exactly as graph mode's
 `gradients()` calls it, on placeholders carrying the record's static shapes
 and dtypes, and the Session's plan compiler turns that graph into
 straight-line code: `program(record, grad) -> input gradients`, reading the
-kept inputs and outputs straight from the record (of any layout: eager/tape.py). Static shapes
-fold away (an unbroadcast of equal shapes is no op at all), so what runs is
+kept inputs and outputs straight from the record (its fields: eager/tape.py). Static
+shapes fold away (an unbroadcast of equal shapes is no op at all), so what runs is
 the kernels the gradient needs and nothing else.
 
 Why this is the same gradient: the program *is* the registered function's
@@ -52,7 +52,7 @@ from .attr_key import Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
 from .imperative_grad import fill_absent_output_grads
 from .op_cache import op_cache
-from .tape import TapeEntry, fields
+from .tape import BinaryRecord, TapeEntry, TapeRecord, UnaryRecord
 
 MAX_PROGRAMS_PER_OP = 512
 UNSUPPORTED = object()  # memoised for a signature whose gradient cannot be traced
@@ -63,17 +63,17 @@ class NotTraceable(Exception):
     """The record's gradient function cannot become an adjoint program."""
 
 
-def signature(record: tuple, grad: Any) -> tuple:
-    """Everything a gradient function may branch on, for one record in the general
-    layout and its output gradient (for a multi-output op, a tuple with None for
+def signature(record: TapeRecord, grad: Any) -> tuple:
+    """Everything a gradient function may branch on, for an OpRecord and its output
+    gradient (for a multi-output op, a tuple with None for
     outputs without one), as one flat tuple: gradient name, skipped inputs, attrs,
     then shape and dtype of each input, each output and the gradient."""
     try:
-        keyed_attrs = attrs_key(record[2])
+        keyed_attrs = attrs_key(record.attrs)
     except Unkeyable as error:
         raise NotTraceable(str(error)) from None
-    key: List[Any] = [record[1], record[7], keyed_attrs]
-    for group in (record[5], record[6]):
+    key: List[Any] = [record.gradient_name, record.skip, keyed_attrs]
+    for group in (record.inputs, record.outputs):
         for value in group:
             if type(value) is EagerTensor:
                 array = value.array
@@ -83,7 +83,7 @@ def signature(record: tuple, grad: Any) -> tuple:
                 key.extend(value)
             else:
                 raise NotTraceable(type(value).__name__)
-    if len(record[4]) == 1:
+    if len(record.output_ids) == 1:
         key.append(grad.shape)
         key.append(grad.dtype)
     else:
@@ -91,11 +91,12 @@ def signature(record: tuple, grad: Any) -> tuple:
     return tuple(key)
 
 
-def cell_program(record: tuple, grad: Any) -> Any:
+def cell_program(record: TapeRecord, grad: Any) -> Any:
     """The program of a unary or binary record, or UNSUPPORTED. It is cached on the cell
     when the gradient has the output's shape and dtype and the program preserves
     specs (`preserves_specs`; UNSUPPORTED does not: the sweep tests for it only here)."""
-    cell = record[-1]
+    cell = record.cell
+    assert cell is not None, "a unary or binary record has a cell"
     sig = cell[0]
     if grad.shape == sig[-2] and grad.dtype == sig[-1]:
         key: tuple = sig
@@ -107,17 +108,17 @@ def cell_program(record: tuple, grad: Any) -> Any:
     return program
 
 
-def cached_program(record: tuple, grad: Any, key: tuple) -> Any:
+def cached_program(record: TapeRecord, grad: Any, key: tuple) -> Any:
     """The program memoised for `record` under `key`, traced on a miss (UNSUPPORTED
     when it cannot be)."""
-    programs = op_cache(record[0]).programs
+    programs = op_cache(record.op_def).programs
     program = programs.get(key) if programs is not None else None
     return adjoint_program(record, grad, key) if program is None else program
 
 
-def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
+def adjoint_program(record: TapeRecord, grad: Any, key: tuple) -> Any:
     """The program for `record` (memoised under `key`), or UNSUPPORTED."""
-    op_def = record[0]
+    op_def = record.op_def
     try:
         program: Any = _trace(record, grad)
     except Exception:  # noqa: BLE001 - any failure to trace: the general pass runs
@@ -130,14 +131,15 @@ def adjoint_program(record: tuple, grad: Any, key: tuple) -> Any:
     return program
 
 
-def _value_expressions(record: tuple) -> tuple:
-    """Where a program finds each input and output of `record` (by its layout)."""
-    if len(record) == 6:
-        return ("r[3]",), ("r[4]",)
-    if type(record[1]) is int:
-        return ("r[4]", "r[5]"), ("r[6]",)
-    return (tuple([f"r[5][{i}]" for i in range(len(record[5]))]),
-            tuple([f"r[6][{i}]" for i in range(len(record[6]))]))
+def _value_expressions(record: TapeRecord) -> tuple:
+    """Where a program finds each input and output of `record` (its stored fields)."""
+    kind = type(record)
+    if kind is UnaryRecord:
+        return ("r.x",), ("r.out",)
+    if kind is BinaryRecord:
+        return ("r.x", "r.y"), ("r.out",)
+    return (tuple([f"r.inputs[{i}]" for i in range(len(record.inputs))]),
+            tuple([f"r.outputs[{i}]" for i in range(len(record.outputs))]))
 
 
 def _placeholder(value: Any) -> Any:
@@ -148,8 +150,10 @@ def _placeholder(value: Any) -> Any:
     return placeholder(from_numpy(dtype), shape)
 
 
-def _trace(record: tuple, grad: Any) -> Callable:
-    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
+def _trace(record: TapeRecord, grad: Any) -> Callable:
+    op_def, name, attrs = record.op_def, record.gradient_name, record.attrs
+    input_ids, output_ids, skip = record.input_ids, record.output_ids, record.skip
+    inputs, outputs = record.inputs, record.outputs
     in_exprs, out_exprs = _value_expressions(record)
     function = find_gradient(name)  # None: not differentiable, inputs get None
     if function is NOT_REGISTERED or not is_pure(name) or op_def.stateful:

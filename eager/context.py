@@ -1,14 +1,18 @@
 """The thread-local execution context: mode, default-graph stack, tape stack.
 
-This is the only mutable global state besides the registries (DESIGN.md) and
-the per-thread states other modules own (`owned_state`, below).
+It holds execution state only: the graph being built (None: eager) and the
+default graph, the tapes and forward accumulators recording, and what the eager
+executor reads on every op (gradient overrides, the eager name scope, its
+converted Python scalars), all in one thread-local so that the hot path does one
+look-up. This is the only mutable global state besides the registries
+(DESIGN.md) and the per-thread states other modules own (`owned_state`, below).
 Eager execution is the default; a graph pushed by `Graph.as_default()` (or
 a function being traced) switches the thread to graph mode.
 """
 from __future__ import annotations
 
 import threading
-from typing import Any, List, Optional
+from typing import Any, List
 
 
 class _ContextState(threading.local):
@@ -19,32 +23,20 @@ class _ContextState(threading.local):
         self.graph_stack: List[Any] = []
         self.tapes: List[Any] = []          # active, recording GradientTapes
         self.accumulators: List[Any] = []   # active ForwardAccumulators
-        self.variable_creators: List[Any] = []  # variable_creator_scope stack, innermost last
         self.gradient_overrides: List[dict] = []  # eager gradient_override_map
         self.name_scope: str = ""          # eager-mode name scope (names only)
         # Python scalars converted as operands of eager ops, {(value, dtype): tensor}:
         # eager tensors are immutable, so `x * 0.5` need not convert 0.5 every time.
         self.scalar_operands: dict = {}
         self.default_graph: Any = None     # get_default_graph() outside any graph
-        self.sessions: List[Any] = []      # default-session stack (Session.as_default)
-        # {graph Operation: input indices dg.gradients does not need}, set while the
-        # op's gradient function runs on this thread (Operation.skip_input_indices).
-        self.skipped_inputs: dict = {}
-        # Who owns locks taken while tracing (dg.function's per-function lock): this
-        # thread, and the threads a deep trace continues on (eager/stack_room.py),
-        # which copy it with the rest of this state.
-        self.lock_owner: object = object()
-        self.eager_disabled_graphs: List[Any] = []   # by compat.v1.disable_eager_execution
-        # dg.summary.record_if's condition and the graphs traced since summary.trace_on
-        # (still here: dg.function's tracing appends to the latter; see docs/architecture.md)
-        self.summary_record_if: Any = True
-        self.summary_trace: Optional[List[Any]] = None
 
 
 state = _ContextState()
 
-# Per-thread state that belongs to another object (the summary writers' stack, the
-# variable scopes, the random streams, the Jacobian plan cache) lives with its owner,
+# Per-thread state that belongs to another object (the summary writers' stack and
+# record_if condition, the variable scopes and creators, the random streams, the
+# Jacobian plan cache, the default sessions, the function-lock owner token, the
+# inputs a graph gradient skips, the traced-graph log) lives with its owner,
 # in an `OwnedThreadState` made by `owned_state`; the deep-nesting hop
 # (eager/stack_room.py) copies these with `state` onto the thread it continues on.
 _owned: List["OwnedThreadState"] = []

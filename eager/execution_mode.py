@@ -14,7 +14,16 @@ from ..ops.state.variables import (disable_resource_variables, enable_resource_v
                                    resource_variables_enabled)
 from . import context
 
-_state = context.state
+
+
+class _DisablingState(context.OwnedThreadState):
+    """The graphs compat.v1.disable_eager_execution made default on this thread."""
+
+    def __init__(self) -> None:
+        self.graphs: List[Any] = []
+
+
+_disabling = context.owned_state(_DisablingState)
 
 
 def disable_eager_execution() -> None:
@@ -56,7 +65,7 @@ def enable_v2_behavior() -> None:
 
 
 def _disabled() -> List[Any]:
-    return _state.eager_disabled_graphs
+    return _disabling.graphs
 
 
 __all__ = ["disable_eager_execution", "enable_eager_execution", "disable_v2_behavior",

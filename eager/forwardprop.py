@@ -174,6 +174,10 @@ class ForwardAccumulator:
             result = [result]
         return list(result)
 
+    def tangent_ids(self) -> Any:
+        """The ids of the tensors this accumulator holds a tangent for (a live view)."""
+        return self._tangents.keys()
+
     # -- reading ----------------------------------------------------------------
     def jvp(self, primals: Any, unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
         """The tangent of each tensor in `primals` (None, or zeros, when it has none)."""
@@ -190,6 +194,17 @@ class ForwardAccumulator:
             return tangent
 
         return nest.map_structure(one, primals)
+
+
+def has_tangent(tensors: Any) -> bool:
+    """Whether an active accumulator of this thread carries a tangent for a tensor in
+    `tensors` (any nesting): then the ops run on them now get JVPs."""
+    accumulators = _state.accumulators
+    if not accumulators:
+        return False
+    ids = [t.tensor_id for t in nest.flatten(tensors) if isinstance(t, Tensor)]
+    return any(tid in accumulator.tangent_ids() for accumulator in accumulators
+               for tid in ids)
 
 
 def double_vjp(op: OpView, in_tangents: List[Any]) -> List[Optional[Any]]:

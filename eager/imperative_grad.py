@@ -1,12 +1,12 @@
 """Tape-mode backprop (TensorFlow's `imperative_grad`).
 
-Filter the tape to the entries between the targets and the sources while
-counting how many entries use each tensor and how many outputs of each
-entry still wait for gradients; seed the targets; pop ready entries from a
-stack; call each gradient function on the entry (zeros fill absent output
-gradients unless the function takes None there); pass input gradients on,
-summing early when many large ones pile up; release each gradient and entry
-as soon as nothing needs it.
+Filter the tape to the entries between the targets and the sources; seed the
+targets; walk the entries newest first (the raw sweep's order: a tensor's
+consumers all ran after its producer, so when an entry is reached every
+gradient of its outputs has arrived); call each gradient function on the entry
+(zeros fill absent output gradients unless the function takes None there);
+pass input gradients on, summing early when many large ones pile up; release
+each gradient and entry as soon as nothing needs it.
 """
 from __future__ import annotations
 
@@ -27,8 +27,11 @@ MIN_AGGREGATE_COUNT = 2
 MIN_AGGREGATE_BYTES = 1024 * 1024
 
 
-def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: Sequence[int]):
-    """Entries between targets and sources, usage counts and missing-output counts."""
+def _relevant(producers: Dict[int, Any], target_ids: Sequence[int],
+              source_ids: Sequence[int]) -> tuple:
+    """The entries between targets and sources in execution order (their `seq`: the
+    tensor id of their first output, and every output is made after every input),
+    and the ids of the tensors the sources influence."""
     views: Dict[int, Any] = {}  # id(record) -> its TapeEntry view, built once
     stack = list(target_ids)
     seen = set(stack)
@@ -43,27 +46,16 @@ def _prepare(producers: Dict[int, Any], target_ids: Sequence[int], source_ids: S
                 seen.add(tid)
                 stack.append(tid)
     # One pass in execution order: an entry is relevant when a source influences
-    # one of its inputs; each influenced input it reads counts one usage.
+    # one of its inputs.
     influenced = set(source_ids)
     relevant = []
-    usage: Dict[int, int] = {}
     for entry in sorted(views.values(), key=_seq):
-        hit = False
         for tid in entry.input_ids:
             if tid in influenced:
-                hit = True
-                usage[tid] = usage.get(tid, 0) + 1
-        if hit:
-            influenced.update(entry.output_ids)
-            relevant.append(entry)
-    missing: Dict[Any, int] = {}
-    for entry in relevant:
-        out_ids = entry.output_ids
-        if len(out_ids) == 1:
-            missing[entry] = 1 if out_ids[0] in usage else 0
-        else:
-            missing[entry] = sum(1 for tid in out_ids if tid in usage)
-    return relevant, influenced, usage, missing
+                influenced.update(entry.output_ids)
+                relevant.append(entry)
+                break
+    return relevant, influenced
 
 
 def _seq(entry: Any) -> int:
@@ -77,36 +69,19 @@ def imperative_grad(producers: Dict[int, Any], targets: Sequence[Any], target_id
 
     `release`: the tape is not persistent, so entries may be dropped as used.
     """
-    relevant, influenced, usage, missing = _prepare(producers, target_ids, source_ids)
+    relevant, influenced = _relevant(producers, target_ids, source_ids)
     sources = set(source_ids)
     grads = _seeds(targets, target_ids, output_gradients)
-    entry_of = {}
-    for entry in relevant:
-        for tid in entry.output_ids:
-            entry_of[tid] = entry
-    ready = [e for e in relevant if missing[e] == 0]
-    ready.sort(key=_seq)
     zeros_cache: Dict[Any, Any] = {}
     pending_bytes: Dict[int, int] = {}
-    while ready:
-        entry = ready.pop()
+    for entry in reversed(relevant):
         out_grads = _output_gradients(entry, grads, sources)
         in_grads = None if out_grads is None else _input_gradients(entry, out_grads,
                                                                    zeros_cache)
-        for i, tid in enumerate(entry.input_ids):
-            if tid not in influenced:
-                continue
-            if in_grads is not None and in_grads[i] is not None:
-                add_part(grads, pending_bytes, tid, in_grads[i])
-            count = usage[tid] - 1
-            usage[tid] = count
-            if count == 0:
-                producer = entry_of.get(tid)
-                if producer is not None:
-                    left = missing[producer] - 1
-                    missing[producer] = left
-                    if left == 0:
-                        ready.append(producer)
+        if in_grads is not None:
+            for tid, grad in zip(entry.input_ids, in_grads, strict=True):
+                if grad is not None and tid in influenced:
+                    add_part(grads, pending_bytes, tid, grad)
         if release:
             for tid in entry.output_ids:
                 producers.pop(tid, None)

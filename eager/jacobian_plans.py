@@ -72,7 +72,7 @@ from . import context
 from .attr_key import MAX_KEYED_ELEMENTS, Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
 from .imperative_grad import imperative_grad
-from .tape import Tape, fields, gradient_name
+from .tape import Tape
 
 _state = context.state
 _log = logging.getLogger("duograd")
@@ -142,18 +142,19 @@ def tape_structure(producers: dict, target: EagerTensor, source_ids: Sequence[in
     values: Dict[int, Any] = {0: target}   # a trace may capture the target itself
     shared: set = set()   # multi-output records appear once per differentiable output
     for record in producers.values():
-        op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
+        input_ids, output_ids = record.input_ids, record.output_ids
         if len(output_ids) > 1:
             if id(record) in shared:
                 continue
             shared.add(id(record))
         try:
-            keyed_attrs = attrs_key(attrs)
+            keyed_attrs = attrs_key(record.attrs)
         except Unkeyable as error:
             raise Uncacheable(str(error)) from None
-        sig: List[Any] = [op_def.type, name, skip, len(input_ids), keyed_attrs]
-        _slots(sig, input_ids, inputs, canon, values)
-        _slots(sig, output_ids, outputs, canon, values)
+        sig: List[Any] = [record.op_def.type, record.gradient_name, record.skip,
+                          len(input_ids), keyed_attrs]
+        _slots(sig, input_ids, record.inputs, canon, values)
+        _slots(sig, output_ids, record.outputs, canon, values)
         parts.append(tuple(sig))
     return tuple(parts), canon, values
 
@@ -238,7 +239,7 @@ def own_gradients(producers: dict, canon: Dict[int, int]) -> None:
         record = producers.get(tid)
         if record is None:
             continue
-        name = gradient_name(record)
+        name = record.gradient_name
         if not is_pure(name):   # the reuse rule (grad_registry/registry.py)
             raise Uncacheable(f"gradient function {name} runs every time")
 

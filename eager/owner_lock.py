@@ -4,9 +4,9 @@ dg.function traces under one lock per function so that a first call from
 many threads traces once. A trace may call the same function again (a
 recursive Python function traced for another signature), and a deep trace
 may continue on a helper thread (eager/stack_room.py): both must re-enter
-the lock instead of deadlocking. So the owner is the context's
-`lock_owner` token, which stack_room's helper threads carry, not the OS
-thread.
+the lock instead of deadlocking. So the owner is this module's
+per-thread `token`, which stack_room's helper threads carry (an owned state
+of the context), not the OS thread.
 """
 from __future__ import annotations
 
@@ -16,8 +16,19 @@ from typing import Any, Optional
 from . import context
 
 
+class _OwnerState(context.OwnedThreadState):
+    """Who this thread works for: its own token, or the one of the thread whose deep
+    trace it continues (copied with the context by eager/stack_room.py)."""
+
+    def __init__(self) -> None:
+        self.token: object = object()
+
+
+_owner = context.owned_state(_OwnerState)
+
+
 class OwnerLock:
-    """Reentrant for the same `context.state.lock_owner`, exclusive otherwise."""
+    """Reentrant for the same owner token (`_owner.token`), exclusive otherwise."""
 
     __slots__ = ("_condition", "_owner", "_count")
 
@@ -27,7 +38,7 @@ class OwnerLock:
         self._count = 0
 
     def __enter__(self) -> "OwnerLock":
-        me = context.state.lock_owner
+        me = _owner.token
         with self._condition:
             while self._owner is not None and self._owner is not me:
                 self._condition.wait()

@@ -46,6 +46,7 @@ from .adjoint_programs import (UNSUPPORTED, cached_program, cell_program, preser
                                signature)
 from . import context
 from .eager_tensor import EagerTensor
+from .tape import BinaryRecord, UnaryRecord
 
 _state = context.state
 _ndarray = np.ndarray
@@ -111,12 +112,10 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
     chained: Any = None
     last = None
     for record in reversed(producers.values()):
-        if len(record) == 6:  # unary: (op_def, input id, output id, input, output, cell)
-            oid = record[2]
-            unary = True
-        elif type(record[1]) is int:  # binary: (op_def, x id, y id, output id, x, y, out, cell)
-            oid = record[3]
-            unary = False
+        kind = type(record)
+        if kind is UnaryRecord or kind is BinaryRecord:
+            oid = record.out_id
+            unary = kind is UnaryRecord
         else:
             if chain_id is not None:
                 grads[chain_id] = chained
@@ -135,7 +134,7 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
             grad = get(oid) if kept is not None and oid in kept else pop(oid, None)
             if grad is None:
                 continue
-        cell = record[-1]
+        cell = record.cell
         program = cell[1]
         if program is None or not trusted and (grad.dtype is not (sig := cell[0])[-1] or
                                                grad.shape != sig[-2]):
@@ -147,34 +146,33 @@ def _sweep(producers: dict, grads: dict, sources: frozenset, trusted: bool) -> N
             gx, gy = program(record, grad)
         del grad  # dead once its program ran (as every local gradient below: peak memory)
         if gx is not None:
-            tid = record[1]
-            if tid in grads or not unary and tid == record[2] or \
+            tid = record.x_id
+            if tid in grads or not unary and tid == record.y_id or \
                     kept is not None and tid in kept:
                 add_part(grads, tid, gx)
             else:
                 chain_id = tid
                 chained = gx
         if gy is not None:
-            add_part(grads, record[2], gy)
+            add_part(grads, record.y_id, gy)
         del gx, gy
     if chain_id is not None:
         grads[chain_id] = chained
 
 
-def _cell_program(record: tuple, grad: Any, trusted: bool) -> Tuple[Any, bool]:
+def _cell_program(record: Any, grad: Any, trusted: bool) -> Tuple[Any, bool]:
     """The program of a unary or binary record for `grad`, and whether the sweep stays
     trusted; RawPathUnsupported when the record has no program."""
     program = cell_program(record, grad)
     if program is UNSUPPORTED:
-        raise RawPathUnsupported(record[0].type)
+        raise RawPathUnsupported(record.op_def.type)
     return program, trusted and preserves_specs(program)
 
 
-def _general_step(record: tuple, grads: dict, sources: frozenset, trusted: bool) -> bool:
-    """Runs the program of a record in the general layout (any op: found by its
-    signature) on its output gradients, adding its input gradients; returns whether
-    the sweep stays trusted."""
-    out_ids = record[4]
+def _general_step(record: Any, grads: dict, sources: frozenset, trusted: bool) -> bool:
+    """Runs the program of an OpRecord (any op: found by its signature) on its output
+    gradients, adding its input gradients; returns whether the sweep stays trusted."""
+    out_ids = record.output_ids
     if len(out_ids) == 1:
         tid = out_ids[0]
         grad = grads.get(tid) if tid in sources else grads.pop(tid, None)
@@ -186,10 +184,10 @@ def _general_step(record: tuple, grads: dict, sources: frozenset, trusted: bool)
             return trusted
     program = cached_program(record, grad, signature(record, grad))
     if program is UNSUPPORTED:
-        raise RawPathUnsupported(record[1])
+        raise RawPathUnsupported(record.gradient_name)
     in_grads = program(record, grad)
     del grad
-    for tid, g in zip(record[3], in_grads, strict=True):
+    for tid, g in zip(record.input_ids, in_grads, strict=True):
         if g is not None:
             add_part(grads, tid, g)
     return trusted and preserves_specs(program)

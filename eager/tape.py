@@ -4,29 +4,30 @@ An entry keeps only what its op's gradient reads (the op declaration's
 `grad_inputs`/`grad_outputs`); every other input or output is remembered
 by its shape and dtype alone, so intermediates die as in hand-written code.
 
-A recorded op is a plain tuple (cheap to build on the hot path), in one of
-three layouts, told apart by length and the type of item 1:
-- general (`Tape.record`), 8 items: `(op_def, gradient_name, attrs,
-  input_ids, output_ids, inputs, outputs, skip)` where `inputs`/`outputs`
-  hold the kept tensors, and for each dropped eager tensor its lazy spec
-  `(numpy shape, numpy dtype)` (a plain tuple);
-- unary (`record_unary`: one input, one output, no attrs), 6 items:
-  `(op_def, input_id, output_id, input, output, cell)`;
-- binary (`record_binary`: two inputs, one output, no attrs), 8 items with an
-  int at 1: `(op_def, x_id, y_id, output_id, x, y, output, cell)`.
-In the unary and binary layouts a dropped tensor is None and `cell` is a list
-`[signature, adjoint program or None]` shared by the op's records of one
-signature: unary `(x shape, x dtype, out shape, out dtype)`, binary `(skip,
-x shape, x dtype, y shape, y dtype, out shape, out dtype)`. The op declaration
-keeps its last cell per watched-input pattern (its op cache's `keep_plans`:
-eager/op_cache.py), so a chain of
-like ops shares one signature object (no shape tuples per record) and the raw
-sweep finds the program on the cell without hashing anything.
+A recorded op is a `TapeRecord`: every reader uses its named fields `op_def`,
+`gradient_name`, `attrs`, `input_ids`, `output_ids`, `inputs`, `outputs` (a
+kept tensor, or a dropped one's lazy spec `(numpy shape, numpy dtype)`),
+`skip` (the inputs no tape watched) and `cell`. It is stored in one of three
+small `__slots__` classes, one object per op (the hot path allocates nothing
+else):
+- `OpRecord` (`Tape.record`): any op; every field stored; `cell` is None;
+- `UnaryRecord` (`record_unary`: one input, one output, no attrs) and
+  `BinaryRecord` (`record_binary`: two inputs, one output, no attrs) store the
+  tensor ids, the kept tensors (None when dropped) and `cell`, a list
+  `[signature, adjoint program or None]` shared by the op's records of one
+  signature: unary `(x shape, x dtype, out shape, out dtype)`, binary `(skip,
+  x shape, x dtype, y shape, y dtype, out shape, out dtype)`; their other
+  fields are properties computed from these (the raw sweep reads the stored
+  ones: `x_id`, `y_id`, `out_id`, `x`, `y`, `out`).
+The op declaration keeps its last cell per watched-input pattern (its op
+cache's `keep_plans`: eager/op_cache.py), so a chain of like ops shares one
+signature object (no shape tuples per record) and the raw sweep finds the
+program on the cell without hashing anything.
 
-`fields(record)` gives any record in the general layout, and `entry_view` the
-`TapeEntry` a gradient function receives as `op`, built only when the general
-backward pass needs it. Records are stored in `Tape.producers` in execution
-order (a dict keeps insertion order), which the raw first-order sweep relies on.
+`entry_view` gives the `TapeEntry` a gradient function receives as `op`, built
+only when the general backward pass needs it. Records are stored in
+`Tape.producers` in execution order (a dict keeps insertion order), which the
+raw first-order sweep relies on.
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ _SKIP_FIRST: frozenset = frozenset([0])
 _SKIP_SECOND: frozenset = frozenset([1])
 _NO_ATTRS: dict = {}
 _DIFFERENTIABLE_KINDS = "fc"
+_allocate = object.__new__   # a record without its __init__ frame (the hot path)
 
 
 class TapeEntry:
@@ -113,35 +115,123 @@ def _as_spec(value: Any) -> Any:
     return value
 
 
-def fields(record: tuple) -> tuple:
-    """A record of any layout in the general one (see the module docstring)."""
-    if len(record) == 6:  # unary
-        op_def, xid, oid, x, out, cell = record
-        x_shape, x_dtype, out_shape, out_dtype = cell[0]
-        return (op_def, op_def.type, _NO_ATTRS, (xid,), (oid,),
-                (x if x is not None else (x_shape, x_dtype),),
-                (out if out is not None else (out_shape, out_dtype),), _NO_SKIP)
-    if type(record[1]) is int:  # binary
-        op_def, xid, yid, oid, x, y, out, cell = record
-        skip, x_shape, x_dtype, y_shape, y_dtype, out_shape, out_dtype = cell[0]
-        return (op_def, op_def.type, _NO_ATTRS, (xid, yid), (oid,),
-                (x if x is not None else (x_shape, x_dtype),
-                 y if y is not None else (y_shape, y_dtype)),
-                (out if out is not None else (out_shape, out_dtype),), skip)
-    return record
+class TapeRecord:
+    """One recorded op: the fields every reader uses (see the module docstring).
+    Its three storages below are the only classes of records a tape holds."""
+
+    __slots__ = ()
+    op_def: Any
+    gradient_name: str
+    attrs: dict
+    input_ids: tuple
+    output_ids: tuple
+    inputs: tuple
+    outputs: tuple
+    skip: frozenset
+    cell: Optional[list]
 
 
-def entry_view(record: tuple) -> "TapeEntry":
-    """The TapeEntry (the `op` of a gradient function) of a record tuple."""
-    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(record)
-    return TapeEntry(op_def, name, attrs, input_ids, output_ids,
-                     tuple([_as_spec(t) for t in inputs]),
-                     tuple([_as_spec(t) for t in outputs]), skip, output_ids[0])
+class OpRecord(TapeRecord):
+    """Any op, every field stored (`Tape.record`, `Tape.record_capture`)."""
+
+    __slots__ = ("op_def", "gradient_name", "attrs", "input_ids", "output_ids", "inputs",
+                 "outputs", "skip")
+    cell = None
+
+    def __init__(self, op_def: Any, gradient_name: str, attrs: dict, input_ids: tuple,
+                 output_ids: tuple, inputs: tuple, outputs: tuple, skip: frozenset) -> None:
+        self.op_def = op_def
+        self.gradient_name = gradient_name
+        self.attrs = attrs
+        self.input_ids = input_ids
+        self.output_ids = output_ids
+        self.inputs = inputs
+        self.outputs = outputs
+        self.skip = skip
 
 
-def gradient_name(record: tuple) -> str:
-    """The name a record's gradient function is registered under."""
-    return record[1] if type(record[1]) is str else record[0].type
+class UnaryRecord(TapeRecord):
+    """A one-input, one-output op without attrs, recorded by the hot path (its fields
+    are set there, without an __init__ frame)."""
+
+    __slots__ = ("op_def", "x_id", "out_id", "x", "out", "cell")
+    attrs = _NO_ATTRS
+    skip = _NO_SKIP
+    x_id: int
+    out_id: int
+    x: Any
+    out: Any
+    cell: list
+
+    @property
+    def gradient_name(self) -> str:   # type: ignore[override]
+        return self.op_def.type
+
+    @property
+    def input_ids(self) -> tuple:   # type: ignore[override]
+        return (self.x_id,)
+
+    @property
+    def output_ids(self) -> tuple:   # type: ignore[override]
+        return (self.out_id,)
+
+    @property
+    def inputs(self) -> tuple:   # type: ignore[override]
+        x = self.x
+        return (x if x is not None else self.cell[0][0:2],)
+
+    @property
+    def outputs(self) -> tuple:   # type: ignore[override]
+        out = self.out
+        return (out if out is not None else self.cell[0][2:4],)
+
+
+class BinaryRecord(TapeRecord):
+    """A two-input, one-output op without attrs, recorded by the hot path."""
+
+    __slots__ = ("op_def", "x_id", "y_id", "out_id", "x", "y", "out", "cell")
+    attrs = _NO_ATTRS
+    x_id: int
+    y_id: int
+    out_id: int
+    x: Any
+    y: Any
+    out: Any
+    cell: list
+
+    @property
+    def gradient_name(self) -> str:   # type: ignore[override]
+        return self.op_def.type
+
+    @property
+    def skip(self) -> frozenset:   # type: ignore[override]
+        return self.cell[0][0]
+
+    @property
+    def input_ids(self) -> tuple:   # type: ignore[override]
+        return (self.x_id, self.y_id)
+
+    @property
+    def output_ids(self) -> tuple:   # type: ignore[override]
+        return (self.out_id,)
+
+    @property
+    def inputs(self) -> tuple:   # type: ignore[override]
+        x, y, sig = self.x, self.y, self.cell[0]
+        return (x if x is not None else sig[1:3], y if y is not None else sig[3:5])
+
+    @property
+    def outputs(self) -> tuple:   # type: ignore[override]
+        out = self.out
+        return (out if out is not None else self.cell[0][5:7],)
+
+
+def entry_view(record: TapeRecord) -> "TapeEntry":
+    """The TapeEntry (the `op` of a gradient function) of a record."""
+    output_ids = record.output_ids
+    return TapeEntry(record.op_def, record.gradient_name, record.attrs, record.input_ids,
+                     output_ids, tuple([_as_spec(t) for t in record.inputs]),
+                     tuple([_as_spec(t) for t in record.outputs]), record.skip, output_ids[0])
 
 
 def _tape_plans(op_def: Any) -> list:
@@ -180,7 +270,7 @@ class Tape:
         # A tensor is watched when its id is in `watched` (sources, variable handles,
         # captures) or in `producers` (a recorded op's differentiable output).
         self.watched: Set[int] = set()
-        self.producers: Dict[int, tuple] = {}  # output id -> record, in execution order
+        self.producers: Dict[int, TapeRecord] = {}  # output id -> record, in execution order
         # False once the producers' order may differ from execution order (entries
         # copied from another tape, or a tensor recorded twice): general pass only.
         self.in_order = True
@@ -211,9 +301,9 @@ class Tape:
         inner_id = inner.tensor_id
         if inner_id in self.producers:
             self.in_order = False
-        self.producers[inner_id] = (identity_def, identity_def.type, {}, (outer_id,),
-                                    (inner_id,), (_lazy_spec(outer),), (_lazy_spec(inner),),
-                                    _NO_SKIP)
+        self.producers[inner_id] = OpRecord(identity_def, identity_def.type, {}, (outer_id,),
+                                            (inner_id,), (_lazy_spec(outer),),
+                                            (_lazy_spec(inner),), _NO_SKIP)
         self.watched.add(inner_id)
 
     def record(self, op_def: Any, gradient_name: str, attrs: dict, inputs: Sequence[Any],
@@ -248,9 +338,9 @@ class Tape:
         for tid in output_ids:
             if tid in producers:  # a tensor recorded twice: keep the general pass only
                 self.in_order = False
-        record = (op_def, gradient_name, attrs, input_ids, output_ids,
-                  _kept(inputs, op_def.inputs_read_by_gradient(skip)),
-                  _kept(outputs, op_def.grad_outputs), skip)
+        record = OpRecord(op_def, gradient_name, attrs, input_ids, output_ids,
+                          _kept(inputs, op_def.inputs_read_by_gradient(skip)),
+                          _kept(outputs, op_def.grad_outputs), skip)
         for t in outputs:
             if _is_differentiable(t):
                 producers[t.tensor_id] = record
@@ -275,8 +365,14 @@ class Tape:
                 return
             cell = plan[2] = [(value.shape, value.dtype, array.shape, array.dtype), None]
         oid = out.tensor_id
-        producers[oid] = (op_def, xid, oid, x if keep_x else None, out if keep_out else None,
-                          cell)
+        record = _allocate(UnaryRecord)   # its fields set here: no __init__ frame
+        record.op_def = op_def
+        record.x_id = xid
+        record.out_id = oid
+        record.x = x if keep_x else None
+        record.out = out if keep_out else None
+        record.cell = cell
+        producers[oid] = record
 
     def record_binary(self, op_def: Any, x: EagerTensor, y: EagerTensor,
                       out: EagerTensor) -> None:
@@ -305,8 +401,16 @@ class Tape:
             cell = plan[4] = [(skip, a.shape, a.dtype, b.shape, b.dtype, array.shape,
                                array.dtype), None]
         oid = out.tensor_id
-        producers[oid] = (op_def, xid, yid, oid, x if keep_x else None,
-                          y if keep_y else None, out if keep_out else None, cell)
+        record = _allocate(BinaryRecord)   # as in record_unary
+        record.op_def = op_def
+        record.x_id = xid
+        record.y_id = yid
+        record.out_id = oid
+        record.x = x if keep_x else None
+        record.y = y if keep_y else None
+        record.out = out if keep_out else None
+        record.cell = cell
+        producers[oid] = record
 
     def record_entry_copy(self, other: "Tape") -> None:
         """Takes over another tape's entries and watched set (used by hessian)."""

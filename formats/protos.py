@@ -7,29 +7,21 @@ optional extra `duograd[formats]`. Imported on first use, never by
 """
 from __future__ import annotations
 
-import importlib
 import types
-from typing import Dict
+
+from ..framework.extras import optional_module
 
 _MODULES = {name: f"tensorboard.compat.proto.{name}" for name in (
     "graph_pb2", "node_def_pb2", "attr_value_pb2", "tensor_pb2", "tensor_shape_pb2",
     "types_pb2", "versions_pb2", "function_pb2", "meta_graph_pb2",
     "saved_object_graph_pb2", "struct_pb2", "saver_pb2", "trackable_object_graph_pb2",
     "variable_pb2")}
-_loaded: Dict[str, types.ModuleType] = {}
 
 
 def proto(name: str) -> types.ModuleType:
     """One compiled proto module by its short name (e.g. "graph_pb2")."""
-    module = _loaded.get(name)
-    if module is None:
-        try:
-            module = _loaded[name] = importlib.import_module(_MODULES[name])
-        except ImportError as error:
-            raise ImportError(f"Reading and writing TensorFlow's {name[:-4]} protos needs the "
-                              "`tensorboard` and `protobuf` packages: "
-                              "pip install 'duograd[formats]'") from error
-    return module
+    return optional_module(_MODULES[name], "formats",
+                           f"Reading and writing TensorFlow's {name[:-4]} protos")
 
 
 def decode_error() -> type:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..framework import nest
 from ..framework.tensor_shape import TensorShape
-from . import structure
 from .function_run import FunctionLibrary
 
 
@@ -110,8 +110,8 @@ class LoadedConcreteFunction:
             raise TypeError(f"{self.name} was saved for arguments {arg_specs} and keywords "
                             f"{sorted(kwarg_specs or {})}; got {len(args)} positional and "
                             f"{sorted(kwargs)}")
-        specs = structure.flatten((tuple(arg_specs), dict(kwarg_specs or {})))
-        given = structure.flatten((tuple(args), dict(kwargs)))
+        specs = nest.flatten((tuple(arg_specs), dict(kwarg_specs or {})))
+        given = nest.flatten((tuple(args), dict(kwargs)))
         if len(specs) != len(given):
             raise TypeError(f"{self.name}: the arguments do not have the saved structure")
         return [_convert(value, spec, self.name) for value, spec in
@@ -127,10 +127,10 @@ class LoadedConcreteFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         inputs = self._flat_inputs(args, kwargs)
         outputs = self._library.call(self.name, inputs + self.captured_inputs)
-        leaves = structure.flatten(self.structured_outputs)
+        leaves = nest.flatten(self.structured_outputs)
         if len(leaves) != len(outputs):
             return outputs[0] if len(outputs) == 1 else outputs
-        return structure.pack(self.structured_outputs, outputs)
+        return nest.pack_sequence_as(self.structured_outputs, outputs)
 
     def __repr__(self) -> str:
         return f"<duograd loaded ConcreteFunction {self.name}>"

@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ..framework import nest
 from ..framework.tensor_spec import TensorSpec
 from . import structure, tf_types, wire
 from . import object_graph as checkpoint_graph
@@ -239,7 +240,7 @@ class _Saver:
                            for k, s in zip(keywords, specs, strict=True)})
             output_structure = {k: TensorSpec(outputs[k].shape, outputs[k].dtype, name=k)
                                 for k in flat_keys}
-            if [id(t) for t in structure.flatten(outputs)] != \
+            if [id(t) for t in nest.flatten(outputs)] != \
                     [id(t) for t in concrete.outputs]:
                 raise ValueError(f"signature {node.signature}: outputs must be a tensor or a "
                                  "dict of tensors")
@@ -278,10 +279,10 @@ class _Saver:
 
 def _specs(value: Any) -> Any:
     """Tensors of a structure replaced by their TensorSpecs."""
-    leaves = structure.flatten(value)
+    leaves = nest.flatten(value)
     specs = [TensorSpec(v.shape, v.dtype) if hasattr(v, "dtype") and
              not isinstance(v, TensorSpec) else v for v in leaves]
-    return structure.pack(value, specs)
+    return nest.pack_sequence_as(value, specs)
 
 
 class _FunctionNode:

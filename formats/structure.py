@@ -2,8 +2,7 @@
 
 A SavedModel describes a function's inputs and outputs with it. Decoding
 yields plain Python structures whose leaves are `TensorSpec`s (or None and
-numbers); `flatten`/`pack` walk them in TF's order (dict keys sorted),
-without recursion.
+numbers), which `framework/nest.py` walks in TF's order (dict keys sorted).
 """
 from __future__ import annotations
 
@@ -63,52 +62,6 @@ def decode(value: Any, where: str) -> Any:
         parent[slot] = dict(zip(keys, holder, strict=True)) if keys is not None \
             else container(holder)
     return out[0]
-
-
-def flatten(structure: Any) -> List[Any]:
-    """The leaves in TF's order (dicts by sorted key)."""
-    leaves: List[Any] = []
-    stack = [structure]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item[k] for k in reversed(sorted(item)))
-        elif isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
-        else:
-            leaves.append(item)
-    return leaves
-
-
-def pack(structure: Any, leaves: List[Any]) -> Any:
-    """`structure` with its leaves replaced, in `flatten` order, by `leaves`."""
-    supply = iter(leaves)
-
-    def rebuild(item: Any) -> Any:
-        out: List[Any] = [None]
-        stack: List[Tuple[Any, List[Any], Any]] = [(item, out, 0)]
-        finishers: List[Tuple[Any, List[Any], Any, Any]] = []
-        while stack:
-            node, parent, slot = stack.pop()
-            if isinstance(node, dict):
-                keys = sorted(node)
-                holder: List[Any] = [None] * len(keys)
-                finishers.append(("dict", parent, slot, (keys, holder)))
-                stack.extend((node[k], holder, i) for i, k in reversed(list(enumerate(keys))))
-            elif isinstance(node, (list, tuple)):
-                holder = [None] * len(node)
-                finishers.append((type(node), parent, slot, holder))
-                stack.extend((child, holder, i) for i, child in reversed(list(enumerate(node))))
-            else:
-                parent[slot] = next(supply)
-        for kind, parent, slot, payload in reversed(finishers):
-            if kind == "dict":
-                keys, holder = payload
-                parent[slot] = dict(zip(keys, holder, strict=True))
-            else:
-                parent[slot] = kind(payload)
-        return out[0]
-    return rebuild(structure)
 
 
 def encode(value: Any) -> Any:

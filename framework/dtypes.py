@@ -5,6 +5,8 @@ from typing import Any
 
 import numpy as np
 
+from .extras import optional_module
+
 
 class DType:
     """A tensor element type, named and classified as in TensorFlow."""
@@ -157,12 +159,7 @@ def bfloat16_dtype() -> DType:
     """dg.bfloat16, registered on first use; ImportError naming the extra without
     ml_dtypes."""
     if not _BFLOAT16:
-        try:
-            import ml_dtypes   # the optional extra: duograd[bfloat16]
-        except ImportError:
-            raise ImportError("dg.bfloat16 needs the optional package ml_dtypes: "
-                              "pip install 'duograd[bfloat16]' (or pip install "
-                              "ml_dtypes)") from None
+        ml_dtypes = optional_module("ml_dtypes", "bfloat16", "dg.bfloat16")
         dtype = DType("bfloat16", ml_dtypes.bfloat16, kind="f")
         _BY_NAME["bfloat16"] = dtype
         _BY_NUMPY[np.dtype(ml_dtypes.bfloat16)] = dtype

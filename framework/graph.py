@@ -14,6 +14,7 @@ import threading
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ..eager import context
+from .default_session import get_default_session
 from . import dtypes as dtypes_lib
 from .errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from .indexed_slices import IndexedSlices, densify_inputs
@@ -156,7 +157,7 @@ class Operation:
     def skip_input_indices(self) -> frozenset:
         """Inputs whose gradient the running dg.gradients call does not need (this
         thread's; empty outside a gradient function)."""
-        skipped = context.state.skipped_inputs
+        skipped = _skipped.by_op
         return skipped.get(self, NO_SKIP) if skipped else NO_SKIP
 
     @property
@@ -519,10 +520,33 @@ class NameScope:
         self._graph._thread.name_scope = self._saved
 
 
+class _SkippedInputs(context.OwnedThreadState):
+    """{Operation: input indices dg.gradients does not need}, set on this thread while
+    the op's gradient function runs (`Operation.skip_input_indices`)."""
+
+    def __init__(self) -> None:
+        self.by_op: Dict[Any, frozenset] = {}
+
+
+_skipped = context.owned_state(_SkippedInputs)
+
+
+@contextlib.contextmanager
+def skipping_inputs(op: "Operation", skip: frozenset) -> Iterator[None]:
+    """`op.skip_input_indices` is `skip` inside (nothing changes when it is empty)."""
+    if not skip:
+        yield
+        return
+    _skipped.by_op[op] = skip
+    try:
+        yield
+    finally:
+        del _skipped.by_op[op]
+
+
 def run_in_default_session(fetch: Any, feed_dict: Optional[dict], session: Any) -> Any:
     """`session.run(fetch, feed_dict)`, with this thread's default session if None."""
-    sessions = context.state.sessions
-    session = session or (sessions[-1] if sessions else None)
+    session = session or get_default_session()
     if session is None:
         raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
                          "registered. Use `with sess.as_default()` or pass session=sess.")

@@ -1,7 +1,7 @@
 """Nested structures (lists, tuples, dicts, namedtuples) flattened and rebuilt."""
 from __future__ import annotations
 
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Tuple
 
 
 def is_nested(value: Any) -> bool:
@@ -24,24 +24,41 @@ def flatten(structure: Any) -> List[Any]:
 
 
 def pack_sequence_as(structure: Any, flat: List[Any]) -> Any:
-    """Rebuilds `structure` with the leaves of `flat`, in `flatten` order."""
+    """Rebuilds `structure` with the leaves of `flat`, in `flatten` order; iterative.
+
+    Containers keep their type (a dict its key order, a namedtuple its class)."""
     leaves = iter(flat)
-
-    def build(item: Any) -> Any:
+    out: List[Any] = [None]
+    stack: List[Tuple[Any, List[Any], int]] = [(structure, out, 0)]
+    finishers: List[Tuple[Any, List[Any], int, List[Any], Any]] = []
+    while stack:
+        item, parent, slot = stack.pop()
         if isinstance(item, dict):
-            built = {k: build(item[k]) for k in sorted(item, key=_sort_key)}  # noqa: F821 - the closure itself, deleted only after use
-            return type(item)((k, built[k]) for k in item)
-        if isinstance(item, (list, tuple)):
-            parts = [build(x) for x in item]  # noqa: F821 - as above
-            if isinstance(item, tuple) and hasattr(item, "_fields"):
-                return type(item)(*parts)
-            return type(item)(parts)
-        return next(leaves)
+            keys = sorted(item, key=_sort_key)
+            children = [item[k] for k in keys]
+        elif isinstance(item, (list, tuple)):
+            keys = None
+            children = list(item)
+        else:
+            parent[slot] = next(leaves)
+            continue
+        holder: List[Any] = [None] * len(children)
+        finishers.append((item, parent, slot, holder, keys))
+        # pushed last-first, so that leaves are taken in flatten order
+        stack.extend((child, holder, i) for i, child in reversed(list(enumerate(children))))
+    for item, parent, slot, holder, keys in reversed(finishers):
+        parent[slot] = _rebuilt(item, holder, keys)
+    return out[0]
 
-    try:
-        return build(structure)
-    finally:
-        del build  # `build` refers to itself: break the cycle so `flat` is freed at once
+
+def _rebuilt(item: Any, parts: List[Any], keys: Any) -> Any:
+    """A container like `item` holding `parts` (for a dict, the values of sorted `keys`)."""
+    if keys is not None:
+        by_key = dict(zip(keys, parts, strict=True))
+        return type(item)((k, by_key[k]) for k in item)
+    if isinstance(item, tuple) and hasattr(item, "_fields"):
+        return type(item)(*parts)
+    return type(item)(parts)
 
 
 def map_structure(func: Callable, *structures: Any) -> Any:

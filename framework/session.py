@@ -12,7 +12,7 @@ import functools
 import sys
 import threading
 import warnings
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from .bfloat16_compute import in_float32, requests_dtype
 from .string_values import string_array
 from .errors import (FailedPreconditionError, InvalidArgumentError, OpError,
                      ResourceExhaustedError)
+from .default_session import default_session
 from .graph import Graph, Operation, SymbolicTensor
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
 from .tensor_shape import TensorShape
@@ -409,7 +410,7 @@ class Session:
     def __enter__(self) -> "Session":
         stack = contextlib.ExitStack()
         stack.enter_context(self.graph.as_default())
-        stack.enter_context(_default_session(self))
+        stack.enter_context(default_session(self))
         self._contexts.append(stack)
         return self
 
@@ -418,7 +419,7 @@ class Session:
         self.close()
 
     def as_default(self):
-        return _default_session(self)
+        return default_session(self)
 
 
 def _graph_element(value: Any, convert: Any) -> Any:
@@ -465,19 +466,6 @@ def _check_feed(tensor: SymbolicTensor, value: Any) -> Any:
         raise ValueError(f"Cannot feed value of shape {array.shape} for Tensor '{tensor.name}', "
                          f"which has shape '{_shape_text(tensor.shape)}'")
     return array
-
-
-@contextlib.contextmanager
-def _default_session(session: Session) -> Iterator[Session]:
-    _state.sessions.append(session)
-    try:
-        yield session
-    finally:
-        _state.sessions.pop()
-
-
-def get_default_session() -> Optional[Session]:
-    return _state.sessions[-1] if _state.sessions else None
 
 
 def get_default_graph() -> Graph:

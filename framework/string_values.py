@@ -19,7 +19,9 @@ def string_array(value: Any) -> Optional[np.ndarray]:
     UTF-8) when it is a str/bytes, a NumPy string array, or a nest of lists of them;
     None for anything else. A nest mixing strings with other values is TF's TypeError."""
     if isinstance(value, (str, bytes)):
-        return np.asarray(_TO_BYTES(value), dtype=object)
+        scalar = np.empty((), dtype=object)   # not through NumPy's bytes dtype, which
+        scalar[()] = _as_bytes(value)         # drops trailing NUL bytes
+        return scalar
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind in "SU" or (value.dtype.kind == "O" and value.size and all(
                 isinstance(v, (str, bytes)) for v in np.ravel(value))):

@@ -13,10 +13,12 @@ from ..ops.math import math_ops, reduction_ops, special_math_ops
 from ..ops.math.rounding_ops import erfc
 from ..ops.math.special_math_ops import clip_by_value
 from ..ops.random import more_random_ops as mr
+from ..ops.random import poisson_ops
 from .broadcast import unbroadcast
 from .registry import NotDifferentiable, RegisterGradient
 
 NotDifferentiable(mr.MULTINOMIAL.type)
+NotDifferentiable(poisson_ops.RANDOM_POISSON_V2.type)   # eager TF: None (graph: LookupError)
 
 
 def _leading_ones(x, count):

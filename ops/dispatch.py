@@ -4,12 +4,11 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ..eager import context
-from ..eager.execute import execute, record
+from ..eager.execute import NO_ATTRS, execute, record
 from ..framework.op_def import OpDef, lookup_op
 from ..framework.tensor import Tensor
 
 _state = context.state
-NO_ATTRS: dict = {}
 
 
 def apply_op(op_def: OpDef, inputs: Sequence[Any], attrs: dict = NO_ATTRS,

@@ -22,7 +22,7 @@ from ..eager import context
 from ..eager.backprop import GradientTape
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 from ..framework.tensor import Tensor
 from .array.array_ops import placeholder
 from .constant_op import convert_to_tensor
@@ -30,6 +30,21 @@ from . import gradient_checker_v1
 from .gradients_impl import gradients
 
 _CHECKABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
+_CHECKABLE_NAMES = ("bfloat16",)   # dg.bfloat16 exists only with its extra (ml_dtypes)
+
+
+def _jacobian_dtype(dtype: Any) -> Any:
+    """The NumPy dtype a Jacobian of `dtype` values is held in: its real part's, except
+    bfloat16's, which holds too few bits for a difference quotient (float32, as TF)."""
+    if dtype.name == "bfloat16":
+        return np.float32
+    return dtype.real_dtype.as_numpy_dtype
+
+
+def _real_row(values: Any, real: Any, into: Any) -> np.ndarray:
+    """`values` flattened, complex ones as (real, imaginary) pairs, in dtype `into`."""
+    row = np.ascontiguousarray(values).ravel().view(real)
+    return row if row.dtype == into else row.astype(into)
 _Runner = Callable[..., Any]
 
 
@@ -101,10 +116,17 @@ def _scatter_row(jacobian: np.ndarray, row: int, grad: Any, x_val_size: int) -> 
     if isinstance(grad, IndexedSlicesValue):
         for index, values in zip(np.asarray(grad.indices).ravel(), np.asarray(grad.values), strict=True):
             begin = int(index) * x_val_size
-            jacobian[row, begin:begin + x_val_size] += np.asarray(values).ravel().view(
-                jacobian.dtype)
+            values = np.asarray(values)
+            jacobian[row, begin:begin + x_val_size] += _real_row(
+                values, _real_numpy(values.dtype), jacobian.dtype)
     elif grad is not None:
-        jacobian[row, :] = np.ascontiguousarray(grad).ravel().view(jacobian.dtype)
+        grad = np.asarray(grad)
+        jacobian[row, :] = _real_row(grad, _real_numpy(grad.dtype), jacobian.dtype)
+
+
+def _real_numpy(np_dtype: Any) -> Any:
+    """The NumPy dtype of the real parts of `np_dtype` values."""
+    return np.finfo(np_dtype).dtype if np_dtype.kind == "c" else np_dtype
 
 
 def _theoretical(f: Callable, y_shape: Tuple[int, ...], y_dtype: Any, xs: List[Tensor],
@@ -112,7 +134,7 @@ def _theoretical(f: Callable, y_shape: Tuple[int, ...], y_dtype: Any, xs: List[T
     x = xs[param]
     x_shape = tuple(data[param].shape) + ((2,) if x.dtype.is_complex else ())
     y_size = _product(y_shape) * (2 if y_dtype.is_complex else 1)
-    jacobian = np.zeros((y_size, _product(x_shape)), dtype=x.dtype.real_dtype.as_numpy_dtype)
+    jacobian = np.zeros((y_size, _product(x_shape)), dtype=_jacobian_dtype(x.dtype))
     dy = np.zeros(y_shape, dtype=y_dtype.as_numpy_dtype)
     dy_flat = dy.ravel().view(y_dtype.real_dtype.as_numpy_dtype)
     grad_fn = _prepare_grad(f, xs, param, y_dtype)
@@ -138,7 +160,8 @@ def _numerical(run: _Runner, y_size: int, y_dtype: Any, xs: List[Tensor],
     real_x = x_dtype.real_dtype.as_numpy_dtype
     real_y = y_dtype.real_dtype.as_numpy_dtype
     x_size = data[param].size * (2 if x_dtype.is_complex else 1)
-    jacobian = np.zeros((y_size * (2 if y_dtype.is_complex else 1), x_size), dtype=real_x)
+    held = _jacobian_dtype(x_dtype)
+    jacobian = np.zeros((y_size * (2 if y_dtype.is_complex else 1), x_size), dtype=held)
     values = list(data)
     # One C-ordered 1-D buffer, and the input as a reshape of it: a reshape of a
     # contiguous 1-D array is always a view, so writing `flat` perturbs the input
@@ -146,20 +169,21 @@ def _numerical(run: _Runner, y_size: int, y_dtype: Any, xs: List[Tensor],
     buffer = np.array(data[param], order="C").reshape(-1)
     values[param] = buffer.reshape(np.shape(data[param]))
     flat = buffer.view(real_x)
-    scale = np.asarray(2 * delta, dtype=real_y)[()]
+    wide_y = _jacobian_dtype(y_dtype)   # bfloat16 outputs are differenced in float32
+    scale = np.asarray(2 * delta, dtype=wide_y)[()]
     for col in range(x_size):
         original = flat[col]
         flat[col] = original + delta
-        y_pos = np.asarray(run(*values))
+        y_pos = _real_row(run(*values), real_y, wide_y)
         flat[col] = original - delta
-        y_neg = np.asarray(run(*values))
+        y_neg = _real_row(run(*values), real_y, wide_y)
         flat[col] = original
-        jacobian[:, col] = np.ascontiguousarray((y_pos - y_neg) / scale).ravel().view(real_y)
+        jacobian[:, col] = (y_pos - y_neg) / scale
     return jacobian
 
 
 def _check_dtype(dtype: Any, what: str) -> None:
-    assert dtype.base_dtype in _CHECKABLE, (
+    assert dtype.base_dtype in _CHECKABLE or dtype.name in _CHECKABLE_NAMES, (
         f"Cannot compute gradient for unsupported type {dtype.name} of {what}")
 
 
@@ -186,8 +210,11 @@ def compute_gradient(f: Any, x: Any = None, delta: float = 1e-3, *args: Any,
     for param, x_tensor in enumerate(xs):
         _check_dtype(x_tensor.dtype, f"argument {param}")
         _check_dtype(y_dtype, "y")
-        theoretical.append(_theoretical(f, y.shape, y_dtype, xs, data, param))
-        numerical.append(_numerical(run, y.size, y_dtype, xs, data, param, delta))
+        returned = x_tensor.dtype.real_dtype.as_numpy_dtype   # bfloat16's stay bfloat16
+        theoretical.append(_theoretical(f, y.shape, y_dtype, xs, data, param).astype(
+            returned, copy=False))
+        numerical.append(_numerical(run, y.size, y_dtype, xs, data, param, delta).astype(
+            returned, copy=False))
     return tuple(theoretical), tuple(numerical)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlicesValue
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 from .array.array_ops import placeholder
 from .gradients_impl import gradients
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 from ..eager import context
 from ..framework import dtypes
 from ..framework.gc_pause import paused_gc
-from ..framework.graph import Operation, SymbolicTensor
+from ..framework.graph import Operation, SymbolicTensor, skipping_inputs
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..grad_registry.aggregation import aggregate, check_aggregation_method
@@ -318,14 +318,8 @@ def _call_gradient(graph, op: Operation, grad_fn, out_grads: list, gate_gradient
                     and op.outputs[i].dtype is not dtypes.resource:
                 out_grads[i] = array_ops.zeros_like(op.outputs[i])
     with graph.name_scope(op.name + "_grad"):
-        skipped = _state.skipped_inputs
-        if skip:
-            skipped[op] = skip
-        try:
+        with skipping_inputs(op, skip):
             in_grads = grad_fn(op, *out_grads)
-        finally:
-            if skip:
-                del skipped[op]
         in_grads = list(in_grads) if type(in_grads) in (list, tuple) else [in_grads]
         _verify_generated(in_grads, op)
         if gate_gradients and sum(g is not None for g in in_grads) > 1:

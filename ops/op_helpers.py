@@ -12,16 +12,14 @@ from ..eager.eager_tensor import EagerTensor
 from ..eager.op_cache import op_cache
 from ..framework import dtypes
 from ..framework.dtypes import from_numpy, numpy_kind
-from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.errors import InvalidArgumentError
 from ..framework.op_def import OpDef
-from ..framework.tensor import Tensor, new_tensor_id
+from ..framework.tensor import Tensor
 from .constant_op import convert_to_tensor
-from ..eager.execute import KERNEL_ERRORS, dtype_error, kernel_error, record
-from .dispatch import NO_ATTRS, apply_op
+from ..eager.execute import binary_form, dtype_error, unary_form
+from .dispatch import apply_op
 
 _state = context.state
-# Allocates an EagerTensor without running its __init__ (see EagerTensor.__init__).
-_allocate = object.__new__
 
 
 def binary_operands(op_type: str, x: Any, y: Any) -> Tuple[Tensor, Tensor]:
@@ -127,52 +125,10 @@ def binary_function(op_def: OpDef, public_name: Optional[str] = None,
     anything else is converted by `binary_operands` and goes through `apply_op`."""
     cache = op_cache(op_def)
 
-    def binary_op(x: Any, y: Any, name: Optional[str] = None) -> Any:
-        values = _state.__dict__  # this thread's context: one thread-local look-up
-        if values["graph"] is None:
-            ty = type(y)
-            fast = True
-            if type(x) is EagerTensor:
-                a = x.array
-                if ty is EagerTensor:
-                    b = y.array
-                elif ty is float or ty is int:  # `x * 0.5`: scalar_operand's cache, inline
-                    by_dtype = values["scalar_operands"].get(a.dtype)
-                    operand = by_dtype.get(y) if by_dtype is not None else None
-                    y = operand if operand is not None else scalar_operand(y, a.dtype)
-                    b = y.array
-                else:
-                    fast = False
-            elif ty is EagerTensor and (type(x) is float or type(x) is int):
-                b = y.array
-                x = scalar_operand(x, b.dtype)
-                a = x.array
-            else:
-                fast = False
-            if fast:
-                dtype = a.dtype
-                if (dtype is cache.fast_dtype and b.dtype is dtype) or \
-                        fast_path_accepts(op_def, x, y):
-                    try:
-                        result = op_def.kernel(a, b)
-                    except OpError:
-                        raise
-                    except KERNEL_ERRORS as error:
-                        raise kernel_error(op_def, (x, y), error) from None
-                    out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
-                    out.array = result
-                    out.tensor_id = new_tensor_id()
-                    tapes = values["tapes"]
-                    accumulators = values["accumulators"]
-                    if tapes or accumulators:
-                        if len(tapes) == 1 and not accumulators and \
-                                not values["gradient_overrides"]:
-                            tapes[0].record_binary(op_def, x, y, out)
-                        else:
-                            record(op_def, NO_ATTRS, (x, y), (out,))
-                    return out
+    def converted(x: Any, y: Any, name: Optional[str]) -> Any:
         x, y = binary_operands(op_def.type, x, y)
         return apply_op(op_def, (x, y), name=name)
+    binary_op = binary_form(op_def, cache, fast_path_accepts, scalar_operand, converted)
     if public_name is None:
         cache.binary = binary_op
     return _named(binary_op, public_name, module, doc)
@@ -189,33 +145,9 @@ def unary_function(op_def: OpDef, public_name: Optional[str] = None,
     anything else is converted and goes through `apply_op`."""
     cache = op_cache(op_def)
 
-    def unary_op(x: Any, name: Optional[str] = None) -> Any:
-        if type(x) is EagerTensor:
-            values = _state.__dict__  # this thread's context: one thread-local look-up
-            if values["graph"] is None:
-                array = x.array
-                if array.dtype is cache.fast_dtype or fast_path_accepts(op_def, x):
-                    try:
-                        result = op_def.kernel(array)
-                    except OpError:
-                        raise
-                    except KERNEL_ERRORS as error:
-                        raise kernel_error(op_def, (x,), error) from None
-                    out = _allocate(EagerTensor)  # EagerTensor(result) without its frame
-                    out.array = result
-                    out.tensor_id = new_tensor_id()
-                    tapes = values["tapes"]
-                    accumulators = values["accumulators"]
-                    if tapes or accumulators:
-                        if len(tapes) == 1 and not accumulators and \
-                                not values["gradient_overrides"]:
-                            tapes[0].record_unary(op_def, x, out)
-                        else:
-                            record(op_def, NO_ATTRS, (x,), (out,))
-                    return out
-        else:
-            x = convert_to_tensor(x)
-        return apply_op(op_def, (x,), name=name)
+    def converted(x: Any, name: Optional[str]) -> Any:
+        return apply_op(op_def, (convert_to_tensor(x),), name=name)
+    unary_op = unary_form(op_def, cache, fast_path_accepts, converted)
     if public_name is None:
         cache.unary = unary_op
     return _named(unary_op, public_name, module, doc)

@@ -12,6 +12,7 @@ import functools
 from typing import Any, Callable, List, Optional
 
 from ..eager.backprop import GradientTape
+from ..eager.forwardprop import has_tangent
 from ..framework import nest
 from ..framework.tensor import Tensor
 from .array import array_ops
@@ -61,6 +62,12 @@ def recompute_grad(f: Callable) -> Callable:
 
     @functools.wraps(f)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if has_tangent([args, kwargs]):
+            # TF 2.21 refuses forward mode here (its JVP would transpose the recomputing
+            # gradient, which stores no activations), with this message.
+            raise NotImplementedError(
+                f"recompute_grad tried to transpose grad of {getattr(f, '__name__', f)}. "
+                "Consider not using recompute_grad in forward modeautodiff")
         return wrapped(*args, **kwargs)
     return call
 

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Iterator, List, Optional, Sequence
 
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 
 
 class Coordinator:

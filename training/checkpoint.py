@@ -15,7 +15,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 from ..ops.state.variables import Variable
 from . import checkpoint_format
 from .checkpoint_format import CheckpointReader

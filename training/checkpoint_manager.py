@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional
 
 from ..framework.errors import FailedPreconditionError
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 from . import checkpoint_format
 from .trackable import read_value, write_value
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Set, Tuple
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 from ..framework.tensor_shape import TensorShape
 from .checkpoint_format import CheckpointReader
 from .object_graph import reachable_objects

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
-from ..framework.session import get_default_session
+from ..framework.default_session import get_default_session
 from ..ops.state.variables import Variable
 
 

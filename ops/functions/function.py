@@ -30,7 +30,7 @@ from ...eager import context
 from ...eager.eager_tensor import EagerTensor
 from ...eager.owner_lock import OwnerLock
 from ...eager.stack_room import with_stack_room
-from ...framework import nest
+from ...framework import dtypes, nest
 from ...framework.errors import InvalidArgumentError
 from ...framework.func_graph import FuncGraph, capture_value, tracing, variables_captured
 from ...framework.graph import SymbolicTensor
@@ -48,6 +48,24 @@ from .graph_function import GraphFunction, call_function, graph_output
 _state = context.state
 
 
+class _TracedGraphs(context.OwnedThreadState):
+    """The graphs traced on this thread since `log_traced_graphs` (None: not logging)."""
+
+    def __init__(self) -> None:
+        self.graphs: Optional[List[Any]] = None
+
+
+_traced = context.owned_state(_TracedGraphs)
+
+
+def log_traced_graphs(on: bool) -> List[Any]:
+    """Starts (`on`) or stops logging the graphs functions trace on this thread (what
+    dg.summary.trace_on/trace_export record); returns those logged until now."""
+    logged = _traced.graphs or []
+    _traced.graphs = [] if on else None
+    return logged
+
+
 def _eager_call_key(args: tuple) -> Optional[tuple]:
     """(graph, (NumPy dtype, shape) per argument) when every argument is an EagerTensor
     (a call the full lookup maps to one trace by exactly these), else None."""
@@ -61,11 +79,22 @@ def _eager_call_key(args: tuple) -> Optional[tuple]:
     return tuple(key)
 
 
+def _argument_spec(value: Any) -> Any:
+    """The spec of an argument traced as one variant placeholder (a dg.data dataset, or
+    its DatasetSpec): TF's trace key for it; None for anything else."""
+    if isinstance(value, type) or getattr(type(value), "function_argument_spec", None) is None:
+        return None   # (looked up on the class: an instance __getattr__ is not asked)
+    return value.function_argument_spec()
+
+
 def _is_tensor_arg(value: Any) -> bool:
-    return isinstance(value, (Tensor, np.ndarray, TensorSpec))
+    return isinstance(value, (Tensor, np.ndarray, TensorSpec)) or \
+        _argument_spec(value) is not None
 
 
 def _leaf_dtype_shape(value: Any) -> Tuple[Any, Optional[tuple]]:
+    if not isinstance(value, (Tensor, np.ndarray, TensorSpec)):   # a dataset argument
+        return dtypes.variant, ()
     if isinstance(value, np.ndarray):
         return convert_to_tensor(value).dtype, value.shape
     shape = value.shape
@@ -82,11 +111,16 @@ def _value_key(value: Any) -> Any:
 
 def _signature_of(flat: Sequence[Any]) -> Tuple[tuple, tuple]:
     """(skeleton, shapes): per leaf a dtype or value key, and per tensor leaf its shape."""
-    skeleton, shapes = [], []
+    skeleton: List[Any] = []
+    shapes: List[Any] = []
     for leaf in flat:
         if _is_tensor_arg(leaf):
             dtype, shape = _leaf_dtype_shape(leaf)
-            skeleton.append(("T", dtype))
+            if dtype == dtypes.variant:   # a dataset: its spec's key, its dims as a shape
+                key, shape = _argument_spec(leaf).trace_signature()
+                skeleton.append(("T", dtype, key))
+            else:
+                skeleton.append(("T", dtype))
             shapes.append(shape)
         else:
             skeleton.append(_value_key(leaf))
@@ -225,7 +259,9 @@ class ConcreteFunction:
         placeholders = self.graph.inputs[:self._num_args]
         inputs = []
         for k, (value, ph) in enumerate(zip(tensors, placeholders, strict=True)):
-            if not isinstance(value, Tensor):
+            if ph.dtype == dtypes.variant:   # a dataset argument: the object, or the
+                value = _variant_value(value)  # tensor standing for it in a graph
+            elif not isinstance(value, Tensor):
                 value = convert_to_tensor(value, dtype=ph.dtype)
             elif check:
                 _check_input(self.graph.name, k, value, ph)
@@ -261,8 +297,20 @@ def _same_value(a: Any, b: Any) -> bool:
         return False
 
 
+def _variant_value(value: Any) -> Any:
+    """A dataset argument's value for the call: the dataset itself eagerly; in a graph
+    being built, a variant tensor of that graph standing for it."""
+    if isinstance(value, Tensor):
+        return value
+    if _state.graph is None:
+        return value.eager_argument_value()
+    return value.graph_argument_value()
+
+
 def _check_input(name: str, k: int, value: Tensor, ph: SymbolicTensor) -> None:
     """TF's check of a concrete function's tensor argument."""
+    if ph.dtype == dtypes.variant:
+        return
     if value.dtype != ph.dtype:
         raise InvalidArgumentError(
             None, None, f"cannot compute {name} as input #{k}(zero-based) was expected to be a "
@@ -468,8 +516,8 @@ class Function:
                     policy: str) -> Tuple[ConcreteFunction, bool]:
         graph = FuncGraph(f"{self._name}_{self._tracing_count}", outer_graph=_state.graph)
         graph.variable_policy = policy
-        if _state.summary_trace is not None:  # dg.summary.trace_on: trace_export writes it
-            _state.summary_trace.append(graph)
+        if _traced.graphs is not None:  # dg.summary.trace_on: trace_export writes them
+            _traced.graphs.append(graph)
         flat = nest.flatten([list(args), kwargs])
         mask = [_is_tensor_arg(leaf) for leaf in flat]
         with tracing(graph):
@@ -480,7 +528,13 @@ class Function:
                     specs.append(leaf)
                     continue
                 dtype, shape = _leaf_dtype_shape(leaf)
-                traced.append(graph.add_input(dtype, TensorShape(shape), "args"))
+                placeholder = graph.add_input(dtype, TensorShape(shape), "args")
+                if dtype == dtypes.variant:   # a dataset: what the function sees for it
+                    spec = _argument_spec(leaf)
+                    traced.append(spec.placeholder_value(placeholder))
+                    specs.append(spec)
+                    continue
+                traced.append(placeholder)
                 specs.append(TensorSpec(TensorShape(shape), dtype))
             call_args, call_kwargs = nest.pack_sequence_as([list(args), kwargs], traced)
             result = self._traced_callable()(*call_args, **call_kwargs)
@@ -554,6 +608,9 @@ def _with_shapes(structure: Any, shapes: tuple) -> Tuple[tuple, dict]:
     def respec(leaf: Any) -> Any:
         if not _is_tensor_arg(leaf):
             return leaf
+        spec = _argument_spec(leaf)
+        if spec is not None:   # a dataset: traced with the relaxed spec
+            return spec.relaxed(next(it))
         dtype, _ = _leaf_dtype_shape(leaf)
         return TensorSpec(TensorShape(next(it)), dtype)
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
-from ...framework.errors import InvalidArgumentError
+from ...framework.errors import (InvalidArgumentError, OpError, OutOfRangeError,
+                                 ResourceExhaustedError, UnimplementedError, UnknownError)
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
@@ -58,9 +59,36 @@ def _as_outputs(func: Callable, result: Any, tout: tuple) -> List[Any]:
     return outs
 
 
+def _as_op_error(func: Callable, error: Exception) -> OpError:
+    """TF's status for an exception `func` raised: ValueError and TypeError are
+    InvalidArgumentError, StopIteration OutOfRangeError, NotImplementedError
+    UnimplementedError, MemoryError ResourceExhaustedError, anything else
+    UnknownError (TF's EagerPyFunc, eagerly and in graphs alike)."""
+    if isinstance(error, OpError):
+        return error
+    kind: type = UnknownError
+    for python_class, op_class in ((ValueError, InvalidArgumentError),
+                                   (TypeError, InvalidArgumentError),
+                                   (StopIteration, OutOfRangeError),
+                                   (NotImplementedError, UnimplementedError),
+                                   (MemoryError, ResourceExhaustedError)):
+        if isinstance(error, python_class):
+            kind = op_class
+            break
+    name = getattr(func, "__name__", "func")
+    return kind(None, None, f"{type(error).__name__}: {error}\n(in the py_function {name!r})")
+
+
+def _call(func: Callable, inputs: Sequence[Any]) -> Any:
+    try:
+        return func(*inputs)
+    except Exception as error:  # noqa: BLE001 - every Python error becomes TF's status
+        raise _as_op_error(func, error) from error
+
+
 def _kernel(resources: Any, *arrays: np.ndarray, func: Callable, Tout: tuple) -> list:  # noqa: N803
     with eager_execution():
-        outs = _as_outputs(func, func(*[constant(a) for a in arrays]), Tout)
+        outs = _as_outputs(func, _call(func, [constant(a) for a in arrays]), Tout)
         return [np.asarray(t.numpy()) for t in outs]
 
 
@@ -94,7 +122,7 @@ def py_function(func: Optional[Callable] = None, inp: Optional[Sequence[Any]] = 
     tout = () if Tout is None else tuple(dtypes.as_dtype(t) for t in ([Tout] if single else Tout))
     inputs = [convert_to_tensor(x) for x in inp]
     if _state.graph is None:
-        outputs = _as_outputs(func, func(*inputs), tout)
+        outputs = _as_outputs(func, _call(func, inputs), tout)
     else:
         outputs = apply_op(EAGER_PY_FUNC, inputs, {"func": func, "Tout": tout},
                            name or "EagerPyFunc")

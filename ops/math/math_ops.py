@@ -45,7 +45,19 @@ def _binary(op_type: str, kernel, kinds: str = NUMERIC, grad_inputs=None, grad_o
 
 
 # -- binary arithmetic ------------------------------------------------------
-ADD = _binary("AddV2", np.add, NUMERIC + "O", grad_inputs=())   # strings concatenate, as TF
+def _add(x, y):
+    """np.add; two scalar strings concatenate into an object array, not the bytes
+    object NumPy gives (which later conversions would read as NumPy's bytes dtype,
+    dropping trailing NUL bytes)."""
+    out = np.add(x, y)
+    if type(out) is bytes:
+        scalar = np.empty((), dtype=object)
+        scalar[()] = out
+        return scalar
+    return out
+
+
+ADD = _binary("AddV2", _add, NUMERIC + "O", grad_inputs=())   # strings concatenate, as TF
 SUB = _binary("Sub", np.subtract, grad_inputs=())
 MUL = _binary("Mul", np.multiply, grad_inputs={0: (1,), 1: (0,)})
 REAL_DIV = _binary("RealDiv", _quiet(np.true_divide), FLOAT, grad_inputs={0: (1,), 1: (0, 1)})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, List, Optional
 
 import numpy as np
 
@@ -92,7 +92,7 @@ class VariableMetaclass(type):
             return cls._create(*args, **kwargs)
 
     def _create(cls, *args: Any, **kwargs: Any) -> Any:
-        creators = _state.variable_creators
+        creators = _creators.stack
         if cls is not Variable or not creators:
             return super().__call__(*args, **kwargs)
         kwargs = _creator_kwargs(args, kwargs)
@@ -122,14 +122,24 @@ def _creator_kwargs(args: tuple, kwargs: dict) -> dict:
     return merged
 
 
+class _CreatorState(context.OwnedThreadState):
+    """This thread's variable_creator_scope stack, innermost last."""
+
+    def __init__(self) -> None:
+        self.stack: List[Any] = []
+
+
+_creators = context.owned_state(_CreatorState)
+
+
 @contextlib.contextmanager
 def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
     """Variables made inside are made by `variable_creator(next_creator, **kwargs)`."""
-    _state.variable_creators.append(variable_creator)
+    _creators.stack.append(variable_creator)
     try:
         yield
     finally:
-        _state.variable_creators.remove(variable_creator)
+        _creators.stack.remove(variable_creator)
 
 
 class Variable(metaclass=VariableMetaclass):

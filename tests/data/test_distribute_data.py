@@ -189,16 +189,27 @@ def test_datasets_from_function_loop_inside_a_function_with_one_replica():
     assert int(total()) == int(total()) == 146
 
 
-def test_mirrored_run_of_several_replicas_inside_a_function_is_refused():
-    import pytest
+def test_datasets_from_function_loop_inside_a_function_with_two_replicas():
     strategy = dg.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-    dataset = strategy.experimental_distribute_dataset(D.range(4).batch(2))
+    datasets = strategy.distribute_datasets_from_function(
+        lambda context: D.range(10).batch(context.get_per_replica_batch_size(4)))
 
     @dg.function
-    def loop():
-        for batch in dataset:
-            strategy.run(lambda b: b, args=(batch,))
-        return dg.constant(0)
+    def per_replica_totals():
+        first = dg.constant(0, dg.int64)
+        second = dg.constant(0, dg.int64)
+        steps = dg.constant(0)
+        for batch in datasets:
+            sums = strategy.experimental_local_results(
+                strategy.run(lambda b: dg.reduce_sum(b), args=(batch,)))
+            first += sums[0]
+            second += sums[1]
+            steps += 1
+        return first, second, steps
 
-    with pytest.raises(dg.errors.UnimplementedError, match="MirroredStrategy.run"):
-        loop()
+    # TF 2.21's steps: [[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8, 9], []]: replica 0 gets
+    # 0+1+4+5+8+9 = 27, replica 1 gets 2+3+6+7 = 18, in 3 steps (the eager loop too)
+    first, second, steps = per_replica_totals()
+    assert (int(first), int(second), int(steps)) == (27, 18, 3)
+    eager = [local_lists(strategy, b) for b in datasets]
+    assert eager == [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8, 9], []]]

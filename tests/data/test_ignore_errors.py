@@ -114,14 +114,3 @@ def test_shuffle_gives_an_error_out_while_filling_its_buffer_as_tf():
     out = drain(D.range(5).map(inverse).shuffle(10, seed=1))
     assert out[0] == "InvalidArgumentError" and out[-1] == "STOP"
     assert sorted(out[1:-1]) == [-1.0, -0.5, 0.5, 1.0]
-
-
-def test_stages_that_do_not_carry_errors_still_raise_them():
-    # padded_batch does not carry an element's error: it is raised there, and the
-    # iteration ends (no hang, no thread left)
-    iterator = iter(D.range(5).map(inverse).padded_batch(2))
-    next(iterator)
-    with pytest.raises(dg.errors.InvalidArgumentError, match="Tensor had Inf values"):
-        next(iterator)
-    with pytest.raises(StopIteration):
-        next(iterator)

@@ -11,7 +11,7 @@ import duograd as dg
 import op_tables
 from duograd.eager import backprop
 from duograd.eager.adjoint_programs import UNSUPPORTED, cached_programs
-from duograd.eager.tape import Tape, entry_view, fields
+from duograd.eager.tape import BinaryRecord, Tape, UnaryRecord, entry_view
 from duograd.ops.math import math_ops, reduction_ops
 from duograd.ops.array.indexed_slices_ops import GATHER
 
@@ -308,8 +308,8 @@ def test_a_cached_program_is_not_run_on_a_gradient_of_another_shape(raw_calls):
 
 def test_unary_and_binary_records_share_a_cell_per_signature():
     """Records of one op, watched-input pattern and signature share one cell (no shape
-    tuples per record); another shape starts a new cell. `fields` gives the general
-    layout, with the (shape, dtype) of each value the gradient does not read."""
+    tuples per record); another shape starts a new cell. A record's `inputs` and
+    `outputs` give the (shape, dtype) of each value the gradient does not read."""
     x = dg.constant(np.ones(3))
     a, b = dg.sin(x), dg.sin(dg.sin(x))
     m = dg.constant(np.ones((2, 2)))
@@ -319,17 +319,19 @@ def test_unary_and_binary_records_share_a_cell_per_signature():
     for value in (x, a, b, m):
         tape.record_unary(math_ops.SIN, value, dg.sin(value))
     first, second, third, fourth = tape.producers.values()
-    assert first[-1] is second[-1] is third[-1] and fourth[-1] is not first[-1]
-    op_def, name, attrs, input_ids, output_ids, inputs, outputs, skip = fields(first)
-    assert (op_def, name, input_ids, skip) == (math_ops.SIN, "Sin", (x.tensor_id,), frozenset())
-    assert inputs == (x,) and outputs == (((3,), np.dtype(np.float64)),)  # Sin reads x only
+    assert type(first) is UnaryRecord
+    assert first.cell is second.cell is third.cell and fourth.cell is not first.cell
+    assert (first.op_def, first.gradient_name, first.input_ids, first.skip) == \
+        (math_ops.SIN, "Sin", (x.tensor_id,), frozenset())
+    assert first.inputs == (x,) and first.outputs == (((3,), np.dtype(np.float64)),)  # Sin reads x only
     y = dg.constant(2.0, dtype=dg.float64)
     out = x * y
     tape.record_binary(math_ops.MUL, x, y, out)  # y is not watched: skipped
     record = tape.producers[out.tensor_id]
-    _, _, _, input_ids, output_ids, inputs, outputs, skip = fields(record)
-    assert input_ids == (x.tensor_id, y.tensor_id) and output_ids == (out.tensor_id,)
-    assert skip == frozenset([1]) and inputs == (((3,), np.dtype(np.float64)), y)
+    assert type(record) is BinaryRecord
+    assert record.input_ids == (x.tensor_id, y.tensor_id)
+    assert record.output_ids == (out.tensor_id,)
+    assert record.skip == frozenset([1]) and record.inputs == (((3,), np.dtype(np.float64)), y)
     assert entry_view(record).inputs[0].shape.as_list() == [3]
 
 
@@ -416,14 +418,14 @@ def test_a_cell_compares_outputs_unless_the_kernel_is_a_ufunc():
     for s, out in zip(shapes, outs, strict=True):
         tape.record_binary(array_ops.RESHAPE, x, s, out)
     first, second, third = (tape.producers[o.tensor_id] for o in outs)
-    assert first[-1] is not second[-1] and second[-1] is third[-1]
+    assert first.cell is not second.cell and second.cell is third.cell
     float64 = np.dtype(np.float64)
-    assert fields(first)[6] == (((2, 3), float64),) and fields(second)[6] == (((3, 2), float64),)
+    assert first.outputs == (((2, 3), float64),) and second.outputs == (((3, 2), float64),)
     products = [x * 2.0, x * 3.0]
     for out in products:
         tape.record_binary(math_ops.MUL, x, dg.constant(2.0, dtype=dg.float64), out)
     a, b = (tape.producers[o.tensor_id] for o in products)
-    assert a[-1] is b[-1] and a[-1][0][5:] == ((6,), float64)
+    assert a.cell is b.cell and a.cell[0][5:] == ((6,), float64)
 
 
 def _chain_and_derivative(xv):

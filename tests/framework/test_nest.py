@@ -66,3 +66,22 @@ def test_is_nested():
     values = ([], (), {}, 1, "ab", None, P(1, 2), dg.constant([1]))
     assert [dg.nest.is_nested(v) for v in values] == [True, True, True, False, False, False,
                                                       True, False]
+
+
+def test_internal_nest_packs_deep_structures_without_recursion():
+    """framework/nest.py (one walker for dg.function, the tape and SavedModel signatures)
+    rebuilds a structure 100,000 levels deep: nothing recurses on nesting depth."""
+    from duograd.framework import nest
+    deep: list = [1]
+    for _ in range(100_000):
+        deep = [deep, 2]
+    flat = nest.flatten(deep)
+    assert len(flat) == 100_001
+    packed = nest.pack_sequence_as(deep, [x * 10 for x in flat])
+    probe = packed
+    for _ in range(100_000):
+        assert probe[1] == 20
+        probe = probe[0]
+    assert probe == [10]
+    assert nest.pack_sequence_as(STRUCTURE, list("abcde")) == \
+        {"b": ["c", ("d", "e")], "a": P("a", "b")}

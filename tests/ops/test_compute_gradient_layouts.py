@@ -89,3 +89,21 @@ def test_v1_checker_zero_d():
         t, n = dg.compat.v1.test.compute_gradient(p, [], p * p * p, [], x_init_value=np.array(2.0))
     np.testing.assert_allclose(t, [[12.0]])
     np.testing.assert_allclose(n, [[12.0]], atol=1e-5)
+
+
+def test_bfloat16_jacobians_are_bfloat16_with_tensorflows_values():
+    """TF 2.21: bfloat16 inputs perturbed in bfloat16, differences taken in float32, both
+    Jacobians returned as bfloat16 (tf.test.compute_gradient; gradient_checker_v2_test's
+    testBfloat16)."""
+    import ml_dtypes
+    x2 = dg.constant(3.0, dtype="bfloat16")
+    theoretical, numerical = dg.test.compute_gradient(lambda a: dg.add(a, x2),
+                                                      [dg.constant(2.0, dtype="bfloat16")],
+                                                      delta=0.1)
+    assert theoretical[0].dtype == ml_dtypes.bfloat16 == numerical[0].dtype
+    assert theoretical[0].astype(float).tolist() == [[1.0]]
+    assert numerical[0].astype(float).tolist() == [[0.9375]]
+    x = dg.constant([[1.5, -2.0]], dtype="bfloat16")
+    theoretical, numerical = dg.test.compute_gradient(lambda a: a * a, [x], delta=0.05)
+    assert theoretical[0].astype(float).tolist() == [[3.0, 0.0], [0.0, -4.0]]
+    assert numerical[0].astype(float).tolist() == [[2.8125, 0.0], [0.0, -3.75]]

@@ -162,3 +162,23 @@ def test_nested_structure_output_and_wraps():
         y = dg.reduce_sum(a * 2.0 + b)
     np.testing.assert_allclose(tape.gradient(y, x), 2 * np.cos([0.5, 1.5]) - np.sin([0.5, 1.5]),
                                rtol=1e-12)
+
+
+def test_forward_mode_through_recompute_grad_raises_tensorflows_error():
+    """TF 2.21 refuses a JVP through recompute_grad (forwardprop_test's
+    testExceptionCustomGradientRecomputeGradForward), with this message; an accumulator
+    that does not watch the inputs changes nothing."""
+    @dg.recompute_grad
+    def f(x):
+        return dg.reduce_prod(dg.tanh(x) ** 2)
+
+    x = dg.constant([1.0])
+    with pytest.raises(NotImplementedError,
+                       match="^recompute_grad tried to transpose grad of f. Consider not using "
+                             "recompute_grad in forward modeautodiff$"):
+        with dg.autodiff.ForwardAccumulator(x, dg.constant([1.0])):
+            f(x)
+    with dg.autodiff.ForwardAccumulator(dg.constant(2.0), dg.constant(1.0)) as acc:
+        y = f(x)
+    assert acc.jvp(y) is None
+    np.testing.assert_allclose(y.numpy(), np.tanh(1.0) ** 2, rtol=1e-6)

@@ -18,7 +18,7 @@ import numpy as np
 from ...eager import context
 from ...ops.constant_op import convert_to_tensor
 from ...ops.dispatch import apply_op
-from .graph_def import graph_to_graph_def
+from ...formats.graph_export import graph_to_graph_def
 from .summary_ops import HISTOGRAM_SUMMARY, MERGE_SUMMARY, SCALAR_SUMMARY
 from .tensorboard_support import tb
 from .writer import SummaryWriter
@@ -122,7 +122,7 @@ class FileWriter:
                   graph_def: Any = None) -> None:
         """Appends `graph` (a dg.Graph) or `graph_def` (a GraphDef proto)."""
         if graph_def is None:
-            graph_def = graph_to_graph_def(graph)
+            graph_def = graph_to_graph_def(graph, add_shapes=True)
         self._writer.write_graph_def(graph_def, 0 if global_step is None else int(global_step))
 
     def add_event(self, event: Any) -> None:

@@ -19,11 +19,22 @@ from ...ops.math import math_ops
 from ...ops.constant_op import constant, convert_to_tensor
 from ...ops.array.array_ops import identity
 from ...ops.dispatch import apply_op
-from .graph_def import graph_to_graph_def
+from ...ops.functions.function import log_traced_graphs
+from ...formats.graph_export import graph_to_graph_def
 from .summary_ops import WRITE_SUMMARY
 from .writer import SummaryWriter, current_step, current_writer
 
 _state = context.state
+
+
+class _RecordIf(context.OwnedThreadState):
+    """This thread's dg.summary.record_if condition."""
+
+    def __init__(self) -> None:
+        self.condition: Any = True
+
+
+_record_if = context.owned_state(_RecordIf)
 DEFAULT_BUCKET_COUNT = 30
 
 
@@ -83,7 +94,7 @@ def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None,
 def _recording() -> bool:
     """record_if's condition now: a bool, a callable returning one, or an eager tensor
     (a graph tensor counts as True: the condition is read when the summary is built)."""
-    condition = _state.summary_record_if
+    condition = _record_if.condition
     if callable(condition):
         condition = condition()
     if getattr(condition, "graph", None) is not None and _state.graph is not None:
@@ -94,12 +105,12 @@ def _recording() -> bool:
 @contextlib.contextmanager
 def record_if(condition: Any) -> Iterator[None]:
     """Summaries written inside are recorded only while `condition` holds."""
-    outer = _state.summary_record_if
-    _state.summary_record_if = condition
+    outer = _record_if.condition
+    _record_if.condition = condition
     try:
         yield
     finally:
-        _state.summary_record_if = outer
+        _record_if.condition = outer
 
 
 def should_record_summaries() -> bool:
@@ -109,19 +120,18 @@ def should_record_summaries() -> bool:
 def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir: Any = None) -> None:
     """Starts recording the graphs that dg.function traces from now on (`trace_export`
     writes them); the profiler is not available (duograd records no kernel timings)."""
-    _state.summary_trace = [] if graph else None
+    log_traced_graphs(graph)
 
 
 def trace_off() -> None:
     """Stops and discards the trace."""
-    _state.summary_trace = None
+    log_traced_graphs(False)
 
 
 def trace_export(name: str, step: Any = None, profiler_outdir: Any = None) -> None:
     """Writes the graphs traced since trace_on to the default writer, then stops tracing
     (as TF; without a default writer nothing is written)."""
-    graphs = _state.summary_trace or []
-    _state.summary_trace = None
+    graphs = log_traced_graphs(False)
     writer = current_writer()
     if writer is None:
         return
@@ -130,7 +140,7 @@ def trace_export(name: str, step: Any = None, profiler_outdir: Any = None) -> No
         raise ValueError("No step set. Please specify one either through the `step` argument "
                          "or through tf.summary.experimental.set_step()")
     for traced in graphs:
-        writer.write_graph_def(graph_to_graph_def(traced), step=int(step_value))
+        writer.write_graph_def(graph_to_graph_def(traced, add_shapes=True), step=int(step_value))
 
 
 def _is_text(value: Any) -> bool:
@@ -187,9 +197,9 @@ def graph(graph_data: Any) -> bool:
     if writer is None:
         return False
     if hasattr(graph_data, "get_operations"):
-        graph_def = graph_to_graph_def(graph_data)
+        graph_def = graph_to_graph_def(graph_data, add_shapes=True)
     elif hasattr(graph_data, "graph") and hasattr(graph_data.graph, "get_operations"):
-        graph_def = graph_to_graph_def(graph_data.graph)
+        graph_def = graph_to_graph_def(graph_data.graph, add_shapes=True)
     elif hasattr(graph_data, "SerializeToString"):
         graph_def = graph_data
     else:

@@ -1,9 +1,9 @@
 """The optional `tensorboard` package, imported on first use (extra `duograd[tensorboard]`)."""
 from __future__ import annotations
 
-import importlib
 import types
-from typing import Dict
+
+from ...framework.extras import optional_module
 
 _MODULES = {
     "event_pb2": "tensorboard.compat.proto.event_pb2",
@@ -21,16 +21,8 @@ _MODULES = {
     "image_metadata": "tensorboard.plugins.image.metadata",
     "audio_metadata": "tensorboard.plugins.audio.metadata",
 }
-_loaded: Dict[str, types.ModuleType] = {}
 
 
 def tb(name: str) -> types.ModuleType:
     """One tensorboard module by its short name; a clear error if the extra is missing."""
-    module = _loaded.get(name)
-    if module is None:
-        try:
-            module = _loaded[name] = importlib.import_module(_MODULES[name])
-        except ImportError as error:
-            raise ImportError("Writing summaries needs the `tensorboard` package: "
-                              "pip install 'duograd[tensorboard]'") from error
-    return module
+    return optional_module(_MODULES[name], "tensorboard", "Writing summaries")
