@@ -117,10 +117,15 @@ def _invert_permutation(x):
     return out
 
 
-INVERT_PERMUTATION = declare_op(
-    "InvertPermutation", _invert_permutation,
-    lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)], input_kinds="i",
-    grad_inputs=())
+def _invert_permutation_infer(inputs, attrs):
+    x = inputs[0]
+    if x.shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {x.shape.rank} (invert_permutation)")
+    return [(x.dtype, x.shape)]
+
+
+INVERT_PERMUTATION = declare_op("InvertPermutation", _invert_permutation,
+                                _invert_permutation_infer, input_kinds="i", grad_inputs=())
 
 
 def invert_permutation(x: Any, name: Optional[str] = None):

@@ -61,9 +61,10 @@ def run_table() -> Tuple[Dict[str, str], Dict[str, str]]:
 # (98.0 % before); the added 4,357 at 93.3 %; all 15,088 at 96.7 % (481 mismatches).
 # Then the op argument checks of Assert, the assert_* family, switch_case, dynamic_stitch,
 # concat's axis (crelu), boolean_mask, log_poisson_loss, sequence_mask, moments, norm,
-# where, shape/shape_n, broadcast_dynamic_shape, fill, bias_add, divide_no_nan,
-# cumsum/argmax of scalars in graphs: 193 mismatches of 15,088, 98.7 %.
-MIN_SHARE = 0.9872
+# where, shape/shape_n, broadcast_dynamic_shape, fill, bias_add, divide_no_nan, the
+# logical ops' second operand, tensor_diag and invert_permutation of a scalar, cumsum/argmax
+# of scalars in graphs: 172 mismatches of 15,088, 98.86 %.
+MIN_SHARE = 0.9886
 
 OURS, THEIRS = run_table()
 TF_REJECTS = [k for k, v in THEIRS.items() if v not in ("ok", "crash")]
