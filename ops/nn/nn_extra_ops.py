@@ -34,10 +34,14 @@ def softsign(features: Any, name: Optional[str] = None):
 
 
 def silu(features: Any, beta: float = 1.0, name: Optional[str] = None):
-    """x * sigmoid(beta * x) (swish)."""
+    """x * sigmoid(beta * x) (swish); beta converts on its own and is cast to x's dtype,
+    as TF's (a string either side: the cast's UnimplementedError)."""
     x = convert_to_tensor(features)
-    scaled = x if beta == 1.0 else x * beta
-    return math_ops.multiply(x, math_ops.sigmoid(scaled), name=name)
+    plain_one = isinstance(beta, (int, float)) and not isinstance(beta, bool) and beta == 1.0
+    if plain_one and x.dtype.is_floating:
+        return math_ops.multiply(x, math_ops.sigmoid(x), name=name)
+    scale = math_ops.cast(convert_to_tensor(beta), x.dtype)
+    return math_ops.multiply(x, math_ops.sigmoid(scale * x), name=name)
 
 
 swish = silu

@@ -62,9 +62,10 @@ def run_table() -> Tuple[Dict[str, str], Dict[str, str]]:
 # Then the op argument checks of Assert, the assert_* family, switch_case, dynamic_stitch,
 # concat's axis (crelu), boolean_mask, log_poisson_loss, sequence_mask, moments, norm,
 # where, shape/shape_n, broadcast_dynamic_shape, fill, bias_add, divide_no_nan, the
-# logical ops' second operand, tensor_diag and invert_permutation of a scalar, cumsum/argmax
-# of scalars in graphs: 172 mismatches of 15,088, 98.86 %.
-MIN_SHARE = 0.9886
+# logical ops' second operand, sort/argsort dtypes, silu/swish's beta (cast as TF),
+# tensor_diag and invert_permutation of a scalar, cumsum/argmax of scalars in graphs:
+# 150 mismatches of 15,088, 99.0 % (and 88 calls TF accepts that fail here, from 115).
+MIN_SHARE = 0.99
 
 OURS, THEIRS = run_table()
 TF_REJECTS = [k for k, v in THEIRS.items() if v not in ("ok", "crash")]
