@@ -80,3 +80,25 @@ def test_scalars_fail_when_the_graph_runs_as_in_tensorflow():
                 with pytest.raises(IAE):
                     sess.run(out)
     np.testing.assert_equal(dg.argmax(dg.constant([1.0, 3.0])).numpy(), 1)
+
+
+def test_silu_casts_beta_to_the_features_dtype_as_tensorflow():
+    # TF 2.21 accepts a beta tensor of another dtype (cast to the features' dtype)
+    x = np.array(X, np.float32)
+    beta = np.array([[1, 2], [3, 4]], np.int32)
+    expected = x / (1 + np.exp(-beta * x))
+    np.testing.assert_allclose(dg.nn.silu(dg.constant(x), dg.constant(beta)).numpy(),
+                               expected, rtol=1e-6)
+    with pytest.raises(dg.errors.UnimplementedError):   # TF: Cast string to float
+        dg.nn.silu(dg.constant(x), "abc")
+    with pytest.raises(dg.errors.InvalidArgumentError):  # beta [3] against [2, 2]
+        dg.nn.silu(dg.constant(x), dg.constant([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("values", [[True, False], [1j, 2j], ["a", "b"]])
+def test_sort_refuses_what_topk_cannot_order(values):
+    with pytest.raises(IAE):
+        dg.sort(dg.constant(values))
+    with dg.Graph().as_default():
+        with pytest.raises(TypeError):
+            dg.argsort(dg.constant(values))
