@@ -61,6 +61,8 @@ from .ops.array.patches_ops import extract_volume_patches  # noqa: F401
 from .ops.array.scatter_minmax_ops import tensor_scatter_nd_max, tensor_scatter_nd_min  # noqa: F401
 from .namespaces import image  # noqa: F401
 from .namespaces import sparse  # noqa: F401 (dg.sparse: the sparse segment reductions)
+from .namespaces import ragged  # noqa: F401 (dg.ragged.constant)
+from .ops.ragged.ragged_tensor import RaggedTensor  # noqa: F401
 
 __version__ = "0.1.0"
 from .ops.control_flow.functional_ops import map_fn, scan  # noqa: E402,F401 (tf.map_fn, tf.scan)

@@ -65,6 +65,8 @@ from .ops.linalg import decomposition_ops, structured_solve_ops
 from .ops.nn import (conv_nd_ops, dilation_ops, fractional_pool_ops, fused_batch_norm_ops,
                      lrn_ops, pool_nd_ops, ranking_ops)
 from .ops.random import more_random_ops, poisson_ops
+from .ops.random import stateless_random_ops
+from .ops.ragged import ragged_tensor
 
 ROOT = "duograd"
 
@@ -250,6 +252,9 @@ extend(nn, {**space_batch_ops.NN_NAMES, **conv_nd_ops.NN_NAMES, **pool_nd_ops.NN
             **lrn_ops.NN_NAMES, **dilation_ops.NN_NAMES, **ranking_ops.NN_NAMES,
             **fused_batch_norm_ops.NN_NAMES, **fractional_pool_ops.NN_NAMES})
 extend(random, {**more_random_ops.RANDOM_NAMES, **poisson_ops.RANDOM_NAMES})
+extend(random, stateless_random_ops.RANDOM_NAMES)
+namespace("duograd.random.experimental", extra=stateless_random_ops.EXPERIMENTAL_NAMES)
+ragged = namespace("duograd.ragged", extra=ragged_tensor.RAGGED_NAMES)
 extend(v1, {**space_batch_ops.V1_NAMES, **patches_ops.V1_NAMES, **sparse_segment_ops.V1_NAMES,
             "reverse_sequence": reverse_sequence_ops.reverse_sequence_v1,
             "multinomial": more_random_ops.multinomial, **poisson_ops.V1_NAMES})

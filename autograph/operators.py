@@ -277,7 +277,7 @@ def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
     `for` loop's hidden index (None for `while`); `opts` are set_loop_options's."""
     opts = opts or {}
     state = list(get_state())
-    guessed = [n for n, v in zip(names, state, strict=True) if isinstance(v, Undefined) or v is None]
+    guessed = [n for n, v in zip(names, state, strict=True) if _to_guess(v)]
     shapes = _shape_invariants(state, opts.get("shape_invariants") or ())
     init = _initial_values(state, names, get_state, set_state, probe)
     has_index = index is not None
@@ -326,14 +326,10 @@ def _staged_loop(test: Callable[[Any], Any], body: Callable[[Any], None],
 def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[], tuple],
                     set_state: Callable[[tuple], None], probe: Callable[[], None]) -> List[Any]:
     """Loop variables as tensors; undefined ones take the dtype and shape the body gives
-    them (traced once in a scratch graph), starting from zeros, as TF's AutoGraph does."""
-    for value in init:
-        if isinstance(value, UndefinedReturnValue):
-            raise NotImplementedError(
-                "a return statement cannot be placed inside this TensorFlow loop; this may "
-                "happen if a return statement depends on a static Python condition such as "
-                "a hyperparameter")
-    undefined = [k for k, v in enumerate(init) if isinstance(v, Undefined) or v is None]
+    them (traced once in a scratch graph), starting from zeros, as TF's AutoGraph does.
+    The function's return value is one of them when a `return` sits in the loop: TF
+    accepts it when the body always sets it (e.g. under a static Python condition)."""
+    undefined = [k for k, v in enumerate(init) if _to_guess(v)]
     values = [v if k in undefined else nest.map_structure(_as_tensor, v)
               for k, v in enumerate(init)]
     if not undefined:
@@ -350,6 +346,8 @@ def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[
         after = get_state()
     set_state(tuple(init))
     for k in undefined:
+        if isinstance(init[k], UndefinedReturnValue):
+            _check_return_value(None if failure is not None else after[k])
         found = None if failure is not None else after[k]
         leaves = nest.flatten(found) if found is not None else []
         if not leaves or not all(isinstance(t, Tensor) and t.shape.is_fully_defined()
@@ -361,6 +359,27 @@ def _initial_values(init: List[Any], names: Sequence[str], get_state: Callable[[
         values[k] = nest.map_structure(
             lambda t: array_ops.zeros(t.shape.as_list(), t.dtype), found)
     return values
+
+
+def _to_guess(value: Any) -> bool:
+    """A loop variable without a value yet, whose dtype and shape the body decides."""
+    return isinstance(value, (Undefined, UndefinedReturnValue)) or value is None
+
+
+def _check_return_value(value: Any) -> None:
+    """TF's classes for a return value the loop body does not define as a tensor: none
+    set (a return under a tensor condition, or a bare `return`) NotImplementedError; the
+    body leaves it unset ValueError."""
+    if value is None or not isinstance(value, UndefinedReturnValue) and not all(
+            isinstance(t, Tensor) for t in nest.flatten(value)):
+        raise NotImplementedError(
+            "a return statement cannot be placed inside this TensorFlow loop; this may "
+            "happen if a return statement depends on a static Python condition such as "
+            "a hyperparameter")
+    if isinstance(value, UndefinedReturnValue):
+        raise ValueError("the return value from a TensorFlow loop may only be a Tensor, int, "
+                         "float, bool or a list, tuple or dict of them; the loop body did "
+                         "not set it")
 
 
 def _placeholder_of(graph: FuncGraph) -> Callable[[Any], Any]:

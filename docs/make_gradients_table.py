@@ -81,7 +81,8 @@ OUT_OF_SCOPE = {
     'ops/ragged/ragged_gather_ops.py': 'RaggedTensor', 'ops/ragged/ragged_tensor.py': 'RaggedTensor',
     'ops/rnn_grad.py': 'fused LSTM kernels', 'ops/sdca_ops.py': 'SDCA optimizer',
     'ops/sets_impl.py': 'set ops', 'ops/signal/fft_ops.py': 'FFT', 'ops/sparse_grad.py': 'SparseTensor',
-    'ops/string_ops.py': 'strings', 'ops/stateless_random_ops.py': 'stateless RNG',
+    'ops/string_ops.py': 'strings',
+    'ops/stateless_random_ops.py': 'stateless RNG V1 op types, reached through tf.raw_ops only (random.stateless_* build the V2 ones, declared here); StatelessRandomShuffle (random.experimental.stateless_shuffle) not provided',
     'tpu/ops/tpu_ops.py': 'TPU', 'training/checkpoint_ops.py': 'checkpoint remapping',
     'ops/state_grad.py': 'TF1 ref variables', 'ops/bitwise_ops.py': 'bitwise ops (integers)',
     'ops/nn_fused_batch_norm_grad.py': 'fused batch norm',
@@ -154,6 +155,9 @@ DIFFERS = {
               'only: partials conjugated (TF omits the conj); same for real'),
     'Xlog1py': ('(grad * xlog1py(x != 0, y), grad * xdivy(x, y + 1))', 'differs for complex '
                 'inputs only: partials conjugated (TF omits the conj); same for real'),
+    'RaggedTensorToTensor': ('the gradient of the values (the dense gradient gathered back)',
+                             'differs: not differentiable (the minimal dg.RaggedTensor is '
+                             'never differentiable, docs/differences.md)'),
     'LinSpace': ('not differentiable (the raw kernel; tf.linspace itself is composed of '
                  'differentiable ops)', 'differs: the LinSpace op carries the gradient of '
                  "tf.linspace's composition: d stop = sum(grad * i / (n - 1)), "

@@ -38,6 +38,11 @@ def _random_gamma_grad(op, grad):
 
 
 def _stateless_gamma_grad_alpha(shape, alpha, sample, grad):
+    length, rank = shape.shape[0] if shape.shape.rank == 1 else None, alpha.shape.rank
+    if length is not None and rank is not None:  # static: a graph's reduction needs it
+        count = length - rank
+        partial = mr.random_gamma_grad(_leading_ones(alpha, count), sample)
+        return reduction_ops.reduce_sum(grad * partial, list(range(count)))
     count = array_ops.shape_tensor(shape)[0] - array_ops.rank(alpha)
     partial = mr.random_gamma_grad(_leading_ones(alpha, count), sample)
     return reduction_ops.reduce_sum(grad * partial, range_(count))

@@ -6,17 +6,22 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...eager import context
 from ...framework import dtypes
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
+from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, join_ops, manip_ops
 from ..math import math_ops, reduction_ops
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from .creation_ops import range as range_op
 from ..dispatch import apply_op
 from .indexed_slices_ops import gather
 from ..tensor_util import constant_value
+
+_state = context.state
 
 
 def _roll_kernel(x, shift, axis):
@@ -112,12 +117,20 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool_,
                   name: Optional[str] = None):
     """mask[..., j] = j < lengths[...]."""
     lengths = convert_to_tensor(lengths)
-    if maxlen is None:
+    if maxlen is None:  # TF: max(0, the largest length): a negative length masks nothing
         maxlen = reduction_ops.reduce_max(lengths) if lengths.shape.num_elements() != 0 \
             else convert_to_tensor(0, lengths.dtype)
-    maxlen = math_ops.cast(convert_to_tensor(maxlen), lengths.dtype)
-    positions = range_op(maxlen)
-    mask = math_ops.less(positions, array_ops.expand_dims(lengths, -1))
+        maxlen = math_ops.maximum(convert_to_tensor(0, lengths.dtype), maxlen)
+    else:
+        maxlen = convert_to_tensor(maxlen)
+    if maxlen.shape.rank not in (None, 0):
+        raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received "
+                         f"`maxlen` = {maxlen} with shape '{maxlen.shape}' instead")
+    if not (maxlen.dtype.is_integer or maxlen.dtype.is_floating):
+        raise TypeError(f"sequence_mask: maxlen must be a number, got {maxlen.dtype.name}")
+    positions = range_op(0, maxlen, 1, dtype=maxlen.dtype)
+    mask = math_ops.less(positions,
+                         math_ops.cast(array_ops.expand_dims(lengths, -1), maxlen.dtype))
     dtype = dtypes.as_dtype(dtype)
     return mask if dtype == dtypes.bool_ else math_ops.cast(mask, dtype, name=name)
 
@@ -147,7 +160,13 @@ def broadcast_static_shape(shape_x: TensorShape, shape_y: TensorShape) -> Tensor
 def broadcast_dynamic_shape(shape_x: Any, shape_y: Any, name: Optional[str] = None):
     """The broadcast of two shape vectors, as a tensor."""
     x = convert_to_tensor(shape_x)
-    y = convert_to_tensor(shape_y, dtype=x.dtype)
+    index_dtypes = (dtypes.int32, dtypes.int64)
+    if _state.graph is not None and x.dtype not in index_dtypes:
+        raise TypeError(f"BroadcastArgs: shapes must be int32 or int64, got {x.dtype.name}")
+    y = shape_y if isinstance(shape_y, Tensor) else convert_to_tensor(shape_y, dtype=x.dtype)
+    if x.dtype not in index_dtypes or y.dtype != x.dtype:
+        raise mode_error(f"BroadcastArgs: shapes must both be int32 or both int64, got "
+                         f"{x.dtype.name} and {y.dtype.name}", TypeError)
     static_x, static_y = constant_value(x), constant_value(y)
     if static_x is not None and static_y is not None:
         result = broadcast_static_shape(TensorShape(static_x.tolist()),

@@ -118,7 +118,17 @@ RANK = declare_op("Rank", lambda x: np.array(np.ndim(x), np.int32),
 def shape(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
     """The dynamic shape of `input` as a 1-D integer tensor."""
     return apply_unary(SHAPE, input, name,
-                       {"out_type": truth_tested_dtype(out_type, dtypes.int32)})
+                       {"out_type": shape_out_type(truth_tested_dtype(out_type, dtypes.int32),
+                                                   "Shape")})
+
+
+def shape_out_type(dtype: Any, op: str) -> Any:
+    """Shape's and ShapeN's out_type attr: int32 or int64 (an int given there is TF's
+    DataType enum, int8 for 7), else the op's attr error."""
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise mode_error(f"Value for attr 'out_type' of {dtype} is not in the list of allowed "
+                         f"values: int32, int64 ({op})", TypeError)
+    return dtype
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: Optional[str] = None):  # noqa: A002
@@ -196,6 +206,9 @@ FILL = declare_op("Fill", _fill_kernel, _fill_infer, grad_inputs=())
 
 def fill(dims: Any, value: Any, name: Optional[str] = None):
     """A tensor of shape `dims` filled with the scalar `value`."""
+    if _state.graph is None:  # eagerly TF converts the value first (its ValueError first)
+        value = convert_to_tensor(value)
+        return apply_op(FILL, (_static_shape_or_tensor(dims), value), name=name)
     return apply_op(FILL, (_static_shape_or_tensor(dims), convert_to_tensor(value)), name=name)
 
 
@@ -367,6 +380,8 @@ SELECT = declare_op("SelectV2", np.where, _select_infer, grad_inputs=(0,),
 
 
 def _where_indices_kernel(condition):
+    if condition.ndim == 0:  # TF's kernel (its shape function lets a scalar through)
+        raise ValueError("Where: the condition must have rank >= 1, got a scalar")
     return np.argwhere(condition).astype(np.int64)
 
 
@@ -381,6 +396,9 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     the int64 coordinates of its true elements."""
     condition = convert_to_tensor(condition)
     if x is None and y is None:
+        if condition.dtype == dtypes.string:
+            raise mode_error("Where: the condition must be bool or numeric, got string",
+                             TypeError)
         if not condition.dtype.is_bool:  # Cast is declared in math_ops, which imports us
             condition = apply_op(lookup_op("Cast"), (condition,), {"DstT": dtypes.bool_})
         return apply_op(WHERE_INDICES, (condition,), name=name)

@@ -12,7 +12,8 @@ from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
-from .array_ops import broadcast_to, reshape
+from .array_ops import broadcast_to, reshape, shape_out_type
+from ..arg_errors import mode_error
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from .join_ops import concat
@@ -188,8 +189,18 @@ SHAPE_N = declare_op("ShapeN", _shape_n_kernel, _shape_n_infer, num_outputs=-1, 
 def shape_n(input: Sequence[Any], out_type: Any = dtypes.int32,  # noqa: A002 (TF's name)
             name: Optional[str] = None):
     """The shapes of several tensors at once, one 1-D tensor each."""
+    if not isinstance(input, (list, tuple)):
+        if not isinstance(input, Tensor) or _state.graph is not None:
+            raise TypeError(f"Expected list for 'input' argument to 'ShapeN' Op, not "
+                            f"{type(input).__name__}.")
+        input = list(input)  # eagerly TF's fast path takes a tensor as the list of its rows
+    if not input:
+        raise mode_error("List argument 'input' to 'ShapeN' Op with length 0 shorter than "
+                         "minimum length 1.", ValueError)
     tensors = [convert_to_tensor(t) for t in input]
-    return apply_op(SHAPE_N, tensors, {"out_type": dtypes.as_dtype(out_type)}, name)
+    out_type = shape_out_type(dtypes.int32 if out_type is None else dtypes.as_dtype(out_type),
+                              "ShapeN")
+    return apply_op(SHAPE_N, tensors, {"out_type": out_type}, name)
 
 
 __all__ = ["range", "linspace", "eye", "shape_n"]

@@ -11,6 +11,7 @@ from ...framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphE
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
+from ..arg_errors import mode_error
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from ..shape_rules import check_same_dtype, normalize_axis
@@ -80,14 +81,33 @@ def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat"):
         if _state.graph is None:
             raise InvalidArgumentError(None, None, message)
         raise ValueError(message)
-    axis = _concat_axis(axis)
+    if len(values) == 1:
+        _concat_axis(axis)
+        return convert_to_tensor(values[0])
     tensors = [convert_to_tensor(v) for v in values]
-    if len(tensors) == 1:
-        return tensors[0]
     rank = tensors[0].shape.rank
+    axis = _op_axis(axis, rank)
     if rank is not None and axis < 0:
         axis += rank
     return apply_op(CONCAT, tensors, {"axis": axis}, name)
+
+
+def _op_axis(axis: Any, rank: Optional[int]) -> int:
+    """ConcatV2's axis input (two values or more): a string or a non-integer tensor is
+    the op's dtype error, a non-scalar tensor or an axis out of range its shape error
+    (eagerly InvalidArgumentError; building a graph TypeError and ValueError)."""
+    if isinstance(axis, str) or isinstance(axis, Tensor) and not axis.dtype.is_integer:
+        raise mode_error(f"ConcatV2: axis must be int32, got {axis!r}", TypeError)
+    if isinstance(axis, Tensor) and axis.shape.rank not in (0, None):
+        raise mode_error(f"ConcatV2: axis must be a scalar, got shape {axis.shape}",
+                          ValueError)
+    if isinstance(axis, int) and not -2**63 <= axis < 2**63 and _state.graph is None:
+        raise ValueError(f"ConcatV2: Can't convert Python int {axis} to an int32 tensor.")
+    value = _concat_axis(axis)
+    if rank is not None and not -rank <= value < max(rank, 1):
+        raise mode_error(f"ConcatV2: axis {value} is out of range for inputs of rank {rank}",
+                          ValueError)
+    return value
 
 
 def _concat_axis(axis: Any) -> int:

@@ -6,13 +6,16 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from ...eager import context
 from ...framework.errors import InvalidArgumentError
+from ...framework.tensor import Tensor
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape
 from . import array_ops
 from ..math import math_ops
 from ..constant_op import convert_to_tensor
+from ..arg_errors import mode_error
 from ..dispatch import apply_op
 from ..op_helpers import apply_binary, apply_unary
 from ..shape_rules import broadcast_binary
@@ -80,12 +83,29 @@ DYNAMIC_STITCH = declare_op("DynamicStitch", _stitch_kernel, _stitch_infer,
                             grad_inputs=None)
 
 
+def _stitch_lists(indices: Any, data: Any) -> tuple:
+    """TF's argument lists: a list or tuple each (TypeError otherwise); eagerly two
+    tensors also pass, as lists of their rows (TF's fast path unpacks them)."""
+    both_tensors = isinstance(indices, Tensor) and isinstance(data, Tensor)
+    if not (both_tensors and context.state.graph is None):
+        for what, value in (("indices", indices), ("data", data)):
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"Expected list for '{what}' argument to 'DynamicStitch' Op, "
+                                f"not {type(value).__name__}.")
+        return indices, data
+    return list(indices), list(data)
+
+
 def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Optional[str] = None):
     """merged[indices[m][i, ...]] = data[m][i, ...]; later entries win for repeated indices."""
+    indices, data = _stitch_lists(indices, data)
     if len(indices) != len(data) or not indices:
         raise ValueError("dynamic_stitch needs as many (non-zero) index tensors as data tensors")
     indices = [convert_to_tensor(i, dtype_hint=dtypes.int32) for i in indices]
     data = [convert_to_tensor(d) for d in data]
+    bad = [t.dtype.name for t in indices if not t.dtype.is_integer]
+    if bad:
+        raise mode_error(f"dynamic_stitch: indices must be int32, got {bad[0]}", TypeError)
     return apply_op(DYNAMIC_STITCH, tuple(indices) + tuple(data), name=name)
 
 
@@ -97,10 +117,15 @@ def _invert_permutation(x):
     return out
 
 
-INVERT_PERMUTATION = declare_op(
-    "InvertPermutation", _invert_permutation,
-    lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)], input_kinds="i",
-    grad_inputs=())
+def _invert_permutation_infer(inputs, attrs):
+    x = inputs[0]
+    if x.shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {x.shape.rank} (invert_permutation)")
+    return [(x.dtype, x.shape)]
+
+
+INVERT_PERMUTATION = declare_op("InvertPermutation", _invert_permutation,
+                                _invert_permutation_infer, input_kinds="i", grad_inputs=())
 
 
 def invert_permutation(x: Any, name: Optional[str] = None):

@@ -11,10 +11,12 @@ from typing import Any, Optional
 import numpy as np
 
 from ...eager import context
+from ...framework import dtypes
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape, unknown_shape
 from .array_ops import reshape, shape, squeeze, where
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
 from .indexed_slices_ops import gather
@@ -245,8 +247,6 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
     flattened over the masked axes, as in TensorFlow."""
     tensor = convert_to_tensor(tensor)
     mask = convert_to_tensor(mask)
-    if not mask.dtype.is_bool:
-        raise TypeError(f"mask must be a bool tensor, got {mask.dtype.name}")
     mask_rank = mask.shape.rank
     if mask_rank is None:
         raise ValueError("Number of mask dimensions must be specified, even if some "
@@ -265,6 +265,9 @@ def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None,
                              f"are incompatible")
     elif axis < 0:
         raise ValueError("boolean_mask needs a tensor of known rank for a negative axis")
+    if mask.dtype == dtypes.string:  # TF takes any numeric mask as `mask != 0` (its where)
+        raise mode_error(f"boolean_mask: mask must be a bool or numeric tensor, got "
+                         f"{mask.dtype.name}", TypeError)
     if tensor.shape.is_fully_defined():
         static = tensor.shape.as_list()
         target = static[:axis] + [-1] + static[axis + mask_rank:]

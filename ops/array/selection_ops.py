@@ -22,6 +22,8 @@ _state = context.state
 
 def _arg_kernel(np_func):
     def kernel(x, *, axis, output_type):
+        if not -x.ndim <= axis < max(x.ndim, 1) or x.ndim == 0:
+            raise ValueError(f"axis {axis} is out of range for a tensor of rank {x.ndim}")
         if x.shape[axis] == 0:
             raise ValueError(f"reduction axis {axis} is empty in shape {x.shape}")
         return np_func(x, axis=axis).astype(output_type.as_numpy_dtype)
@@ -36,6 +38,8 @@ def _arg_infer(inputs, attrs):
     rank = x.shape.rank
     if rank is None:
         return [(out, TensorShape(None))]
+    if rank == 0:  # TF's shape function lets a scalar through; the kernel rejects it
+        return [(out, TensorShape(()))]
     dims = list(x.shape.dims)
     del dims[normalize_axis(axis, rank)]
     return [(out, TensorShape(tuple(dims)))]

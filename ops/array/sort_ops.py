@@ -54,7 +54,13 @@ def _sort(values: Any, axis: int, direction: str, name: Optional[str]):
         raise ValueError(f"{direction!r} is not a valid direction; use 'ASCENDING' or "
                          f"'DESCENDING'")
     values = convert_to_tensor(values)
+    if values.dtype.is_complex or values.dtype.is_bool or values.dtype == dtypes.string:
+        raise mode_error(f"sort does not support dtype {values.dtype.name} (TopKV2's T)",
+                         TypeError)
     rank = values.shape.rank
+    if isinstance(axis, int) and not -2**63 <= axis < 2**63:  # TF's conversion of axis
+        raise (ValueError if _state.graph is None else TypeError)(
+            f"sort: Can't convert Python int {axis} to a tensor (out of int64 range)")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
         unconvertible = axis is not None and _state.graph is not None and \
             not isinstance(axis, (str, list, tuple, Tensor, float))  # TF: a TypeError

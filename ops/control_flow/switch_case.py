@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional
 from ...eager import context
 from ...framework import dtypes
 from ...framework.func_graph import unique_graph_name
+from ...framework.tensor import Tensor
 from .cond_ops import build_if, check_branches, run_branch, trace_branch
 from ..constant_op import convert_to_tensor
 from ..functions.graph_function import declare_function_ops
@@ -41,12 +42,21 @@ CASE, STATELESS_CASE = declare_function_ops("Case", "StatelessCase", _case_kerne
 def _branch_list(branch_fns: Any, default: Optional[Callable]) -> list:
     """The branches in index order (a list, a dict {index: fn} or (index, fn) pairs),
     `default` last."""
-    if isinstance(branch_fns, dict):
-        pairs = sorted(branch_fns.items())
-    elif branch_fns and isinstance(branch_fns[0], (list, tuple)):
-        pairs = sorted((int(k), fn) for k, fn in branch_fns)
-    else:
-        pairs = list(enumerate(branch_fns))
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise TypeError(f"branch_fns must be a list, tuple, or dict, got "
+                        f"{type(branch_fns).__name__}")
+    items = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(fn) for fn in items):
+        items = list(enumerate(items))
+    for pair in items:  # TF's checks, each a TypeError
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"branch_fns must hold callables or (int, callable) pairs, got "
+                            f"{pair!r}")
+        if not isinstance(pair[0], int):
+            raise TypeError(f"branch_fns keys must be ints, got {pair[0]!r}")
+        if not callable(pair[1]):
+            raise TypeError(f"branch_fns must hold callables, got {pair[1]!r}")
+    pairs = sorted(items, key=lambda pair: pair[0])
     if [k for k, _ in pairs] != list(range(len(pairs))):
         raise ValueError(f"branch_fns keys must be 0, 1, ..., n-1, got {[k for k, _ in pairs]}")
     fns = [fn for _, fn in pairs]
@@ -64,6 +74,8 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] 
                 name: Optional[str] = "switch_case") -> Any:
     """`branch_fns[branch_index]()`; an index out of range runs `default` (or the last)."""
     fns = _branch_list(branch_fns, default)
+    if not isinstance(branch_index, Tensor):  # TF's check, even eagerly
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
     if _state.graph is None:
         b = int(convert_to_tensor(branch_index))  # type: ignore[call-overload]  # eager: EagerTensor.__int__
         return fns[b if 0 <= b < len(fns) else -1]()

@@ -81,7 +81,7 @@ def Assert(condition: Any, data: Sequence[Any], summarize: Optional[int] = None,
     summarize = 3 if summarize is None else int(summarize)
     condition = convert_to_tensor(condition)
     if _state.graph is None:
-        if not np.all(condition.numpy()):
+        if not _truth(condition.numpy()):
             text = "\n".join(repr(d.encode()) if isinstance(d, str) else
                              ", ".join(str(v) for v in np.asarray(convert_to_tensor(d).numpy())
                                        .ravel()[:summarize])
@@ -89,6 +89,11 @@ def Assert(condition: Any, data: Sequence[Any], summarize: Optional[int] = None,
             raise InvalidArgumentError(None, None, f"Expected '{condition!s}' to be true. "
                                                    f"Summarized data: {text}")
         return None
+    if condition.dtype != dtypes.bool_:
+        raise TypeError(f"Input 'condition' of 'Assert' Op has type {condition.dtype.name} "
+                        "that does not match expected type of bool.")
+    if not isinstance(data, (list, tuple)):
+        raise TypeError(f"Assert: data must be a sequence, got {type(data).__name__}")
     tensors: List[Any] = []
     template: List[Any] = []
     for item in data:
@@ -101,16 +106,28 @@ def Assert(condition: Any, data: Sequence[Any], summarize: Optional[int] = None,
                     {"template": tuple(template), "summarize": summarize}, name or "Assert")
 
 
+def _truth(value: np.ndarray) -> bool:
+    """Python's truth of an eager condition, as TF's eager Assert takes it (`not
+    condition`): ValueError for more than one element."""
+    if value.size != 1:
+        raise ValueError("The truth value of an array with more than one element is "
+                         f"ambiguous (Assert's condition has shape {list(value.shape)}).")
+    return bool(value.reshape(()))
+
+
 # -- comparisons ---------------------------------------------------------------------
 def _binary_assert(symbol: str, compare: Callable, x: Any, y: Any, message: Optional[str],
                    summarize: Optional[int], name: Optional[str]) -> Any:
     x = convert_to_tensor(x)
-    y = convert_to_tensor(y, dtype=x.dtype)
+    # TF converts y on its own (a Python int beside a float x is an int32 tensor) and
+    # lets the comparison op reject a dtype or shape mismatch with its own class.
+    y = convert_to_tensor(y)
+    test = compare(x, y)
     summarize = 3 if summarize is None else int(summarize)
     prefix = f"{message}\n" if message else ""
     if _state.graph is None:
         a, b = x.numpy(), y.numpy()
-        holds = np.asarray(compare(a, b))
+        holds = np.asarray(test.numpy())
         if holds.all():
             return None
         a_b, b_b = np.broadcast_arrays(a, b)
@@ -130,7 +147,7 @@ def _binary_assert(symbol: str, compare: Callable, x: Any, y: Any, message: Opti
         raise InvalidArgumentError(None, None, (
             f"{prefix}Condition x {symbol} y did not hold element-wise:\nx ({x.name}) = \n"
             f"{format_array(a, summarize)}\ny ({y.name}) = \n{format_array(b, summarize)}"))
-    holds = reduction_ops.reduce_all(compare(x, y))
+    holds = reduction_ops.reduce_all(test)
     data = ([message] if message else []) + [
         f"Condition x {symbol} y did not hold element-wise:", f"x ({x.name}) = ", x,
         f"y ({y.name}) = ", y]
@@ -227,7 +244,24 @@ def _rank_check(x: Any, allowed: Sequence[int], text: str) -> Any:
 def assert_rank(x: Any, rank: int, message: Optional[str] = None,
                 name: Optional[str] = None) -> Any:
     """ValueError unless x has rank `rank`."""
-    return _rank_check(x, [int(rank)], str(int(rank)))
+    given = _rank_arg(rank)
+    return _rank_check(x, [given], str(given))
+
+
+def _rank_arg(rank: Any) -> int:
+    """`rank` as TF's assert_rank takes it: converted to a tensor (that conversion's
+    classes), TypeError unless integer, ValueError unless a known scalar."""
+    if isinstance(rank, (int, np.integer)) and not isinstance(rank, bool) \
+            and -2**63 <= rank < 2**63:
+        return int(rank)
+    tensor = convert_to_tensor(rank)
+    if not tensor.dtype.is_integer:
+        raise TypeError(f"assert_rank: rank must be of type int32 or int64, got "
+                        f"{tensor.dtype.name}")
+    value = constant_value(tensor)
+    if value is None or np.ndim(value) != 0:
+        raise ValueError(f"Rank must be a scalar (a known int), got {rank!r}")
+    return int(value)
 
 
 def assert_rank_at_least(x: Any, rank: int, message: Optional[str] = None,

@@ -123,6 +123,8 @@ MATRIX_BAND_PART = declare_op("MatrixBandPart", _band_part_kernel, _band_part_in
 
 # -- Diag / DiagPart: rank k <-> rank 2k ----------------------------------------------
 def _diag_kernel(diagonal):
+    if diagonal.ndim == 0:
+        raise ValueError("Input must be at least rank 1, got rank 0")
     size = diagonal.size
     out = np.zeros((size, size), dtype=diagonal.dtype)
     out[np.arange(size), np.arange(size)] = diagonal.reshape(-1)

@@ -17,6 +17,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...eager import context
+from ...framework.tensor import Tensor
+
 from ..arg_errors import mode_error
 from ..array.array_ops import expand_dims, ones_like, squeeze, transpose, where, zeros_like
 from ..constant_op import convert_to_tensor
@@ -37,6 +40,12 @@ def _canonical_ord(ord: Any) -> Any:  # noqa: A002 (TF's name)
         raise ValueError(f"'ord' must be a supported norm order, got {ord!r}")
     if isinstance(ord, (int, float, np.number)):
         return float(ord)
+    if isinstance(ord, Tensor):
+        if context.state.graph is not None:  # TF compares it with Python values
+            raise NotImplementedError(f"Cannot convert a symbolic tensor ({ord}) to a numpy "
+                                      "array ('ord' must be a Python value)")
+        if ord.shape.num_elements() == 1:  # TF: 'fro' converted to the tensor's dtype
+            raise TypeError(f"'ord' must be a supported norm order (a Python value), got {ord}")
     if hasattr(ord, "dtype") and hasattr(ord, "shape") or isinstance(ord, (list, tuple)):
         # a tensor or a sequence: TF's comparison with the supported orders fails
         raise ValueError(f"'ord' must be a supported norm order (a Python value), got {ord!r}")
@@ -102,9 +111,10 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002 (T
     axis, is_matrix = _check_args(ord, axis)
     keepdims = bool(keepdims)
     x = convert_to_tensor(tensor)
-    if not (x.dtype.is_floating or x.dtype.is_complex):  # TF: bool TypeError, int the op's
+    if not (x.dtype.is_floating or x.dtype.is_complex):  # TF: bool, string TypeError
         message = f"norm: the tensor must be floating or complex, got {x.dtype.name}"
-        raise TypeError(message) if x.dtype.is_bool else mode_error(message, TypeError)
+        plain = x.dtype.is_bool or x.dtype.name == "string"
+        raise TypeError(message) if plain else mode_error(message, TypeError)
     complex_dtype = x.dtype if x.dtype.is_complex else None
     if ord == 2 and is_matrix:
         return _matrix_two_norm(x, axis, keepdims)  # singular values are real

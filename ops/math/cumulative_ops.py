@@ -14,6 +14,8 @@ from ..dispatch import apply_op
 
 def _cumulative(np_func, identity: int):
     def kernel(x, *, axis, exclusive, reverse):
+        if x.ndim == 0:
+            raise ValueError("cumulative ops need a tensor of rank >= 1")
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"axis {axis} is out of range for a tensor of rank {x.ndim}")
         if reverse:
@@ -35,10 +37,9 @@ def _cumulative_infer(inputs, attrs):
     x = inputs[0]
     rank = x.shape.rank
     axis = attrs["axis"]
-    if rank is not None and not -rank <= axis < max(rank, 1):
+    if rank and not -rank <= axis < rank:
         raise ValueError(f"axis {axis} is out of range for a tensor of rank {rank}")
-    if rank == 0:
-        raise ValueError("cumulative ops need a tensor of rank >= 1")
+    # A scalar is TF's runtime error (its shape function does not look): the kernel's.
     return [(x.dtype, x.shape)]
 
 

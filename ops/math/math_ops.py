@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...eager import context
 from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
 from ...framework.errors import UnimplementedError
@@ -374,17 +375,28 @@ greater = binary_function(GREATER, "greater", __name__)
 greater_equal = binary_function(GREATER_EQUAL, "greater_equal", __name__)
 
 
-def _bool_operand(value: Any) -> Any:
-    """A Python value given to a logical op converts as bool (TF: TypeError if it is not)."""
-    return value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtypes.bool_)
+def _bool_operand(value: Any, second: bool = False) -> Any:
+    """A Python value given to a logical op converts as bool (TF: TypeError if it is not).
+    A binary op's second operand goes through TF's op conversion: building a graph any
+    failure is a TypeError; eagerly a string is a ValueError."""
+    if isinstance(value, Tensor):
+        return value
+    try:
+        return convert_to_tensor(value, dtype=dtypes.bool_)
+    except (TypeError, ValueError) as error:
+        if not second:
+            raise
+        graph = context.state.graph is not None
+        cls = TypeError if graph else ValueError if isinstance(value, str) else type(error)
+        raise cls(str(error)) from None
 
 
 def logical_and(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(LOGICAL_AND, _bool_operand(x), _bool_operand(y), name)
+    return apply_binary(LOGICAL_AND, _bool_operand(x), _bool_operand(y, True), name)
 
 
 def logical_or(x: Any, y: Any, name: Optional[str] = None):
-    return apply_binary(LOGICAL_OR, _bool_operand(x), _bool_operand(y), name)
+    return apply_binary(LOGICAL_OR, _bool_operand(x), _bool_operand(y, True), name)
 
 
 def logical_not(x: Any, name: Optional[str] = None):

@@ -11,6 +11,8 @@ from typing import Any, Optional
 import numpy as np
 
 from ...framework.op_def import declare_op
+from ...framework.tensor import Tensor
+from ..constant_op import convert_to_tensor
 from ..op_helpers import apply_binary
 from ..shape_rules import broadcast_binary
 
@@ -40,6 +42,11 @@ def xlog1py(x: Any, y: Any, name: Optional[str] = None):
 
 def multiply_no_nan(x: Any, y: Any, name: Optional[str] = None):
     """x * y, and 0 wherever y == 0 (even for x NaN or inf)."""
+    x = convert_to_tensor(x)
+    y = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype=x.dtype)
+    if x.dtype != y.dtype:  # TF's own check, before the op
+        raise ValueError(f"multiply_no_nan: x and y must have the same dtype, got "
+                         f"{x.dtype.name} and {y.dtype.name}")
     return apply_binary(MUL_NO_NAN, x, y, name)
 
 

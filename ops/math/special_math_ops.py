@@ -135,6 +135,11 @@ def squared_difference(x: Any, y: Any, name: Optional[str] = None):
 
 def divide_no_nan(x: Any, y: Any, name: Optional[str] = None):
     """x / y, and 0 wherever y == 0 (even for x == 0 or inf)."""
+    x = convert_to_tensor(x)
+    y = convert_to_tensor(y, dtype_hint=x.dtype)
+    if x.dtype != y.dtype:  # TF's own check, before the op
+        raise TypeError(f"divide_no_nan: x and y must have the same dtype, got "
+                        f"{x.dtype.name} and {y.dtype.name}")
     return apply_binary(DIV_NO_NAN, x, y, name)
 
 

@@ -14,8 +14,9 @@ import numpy as np
 
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape
-from ..array import array_ops, manip_ops
-from ..constant_op import convert_to_tensor
+from ..array import array_ops, manip_ops, slicing_ops
+from ..arg_errors import mode_error
+from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from ..array.indexed_slices_ops import gather
 from ..shape_rules import check_same_dtype
@@ -251,10 +252,15 @@ CONV2D_BACKPROP_FILTER = declare_op("Conv2DBackpropFilter", _conv2d_backprop_fil
 
 
 # -- public functions -----------------------------------------------------------------------
-def _explicit_padding(padding: Any, data_format: Any) -> Optional[list]:
+def _explicit_padding(padding: Any, data_format: Any, kernel_checked: bool = False
+                      ) -> Optional[list]:
     """TF's explicit padding (4 [before, after] pairs in data_format's order, 0 for the
     batch and depth dims) as NHWC pairs; None for 'SAME'/'VALID'. duograd pads the input
-    and runs a VALID convolution: the same values and gradients as TF's EXPLICIT kernel."""
+    and runs a VALID convolution: the same values and gradients as TF's EXPLICIT kernel.
+    A negative or batch/depth padding is a ValueError (docs/differences.md); where TF's
+    kernel checks it (`kernel_checked`: the backprop ops) eagerly an InvalidArgumentError."""
+    bad_value = (lambda message: mode_error(message, ValueError)) if kernel_checked \
+        else ValueError
     if isinstance(padding, str) or not isinstance(padding, (list, tuple, np.ndarray)):
         return None
     if len(padding) != 4:
@@ -265,12 +271,12 @@ def _explicit_padding(padding: Any, data_format: Any) -> Optional[list]:
         raise ValueError(f"When padding is explicit, it must be a list of 4 [before, after] "
                          f"integer pairs, got {padding!r}")
     if np.any(pairs < 0):
-        raise ValueError(f"All elements of explicit_paddings must be nonnegative, got "
+        raise bad_value(f"All elements of explicit_paddings must be nonnegative, got "
                          f"{pairs.tolist()}")
     nchw = check_data_format(data_format) == "NCHW"
     batch, depth = (0, 1) if nchw else (0, 3)
     if np.any(pairs[[batch, depth]]):
-        raise ValueError(f"Nonzero explicit padding in the batch or depth dimensions is not "
+        raise bad_value(f"Nonzero explicit padding in the batch or depth dimensions is not "
                          f"supported, got {pairs.tolist()}")
     return [[int(a), int(b)] for a, b in (pairs[[0, 2, 3, 1]] if nchw else pairs)]
 
@@ -315,16 +321,24 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any,  # noqa: A002 (TF's nam
                           out_backprop: Any, strides: Any, padding: Any,
                           data_format: str = "NHWC", dilations: Any = None,
                           name: Optional[str] = None):
-    """The gradient of conv2d with respect to its input, of shape `input_sizes`."""
-    attrs = _conv_attrs(strides, padding, data_format, dilations)
+    """The gradient of conv2d with respect to its input, of shape `input_sizes`. With
+    explicit padding it is the VALID gradient for the padded input, cropped."""
+    explicit = _explicit_padding(padding, data_format, kernel_checked=True)
+    attrs = _conv_attrs(strides, "VALID" if explicit else padding, data_format, dilations)
     data_format = check_data_format(data_format)
     if data_format == "NCHW":
         input_sizes = _nchw_sizes(input_sizes)
     sizes = convert_to_tensor(input_sizes, dtype_hint=None)
     w = convert_to_tensor(filter)
     dy = _to_nhwc(convert_to_tensor(out_backprop, dtype_hint=w.dtype), data_format)
-    dx = apply_op(CONV2D_BACKPROP_INPUT, (sizes, w, dy), attrs, name)
-    return _from_nhwc(dx, data_format)
+    if not explicit:
+        dx = apply_op(CONV2D_BACKPROP_INPUT, (sizes, w, dy), attrs, name)
+        return _from_nhwc(dx, data_format)
+    widths = [before + after for before, after in explicit]
+    padded = apply_op(CONV2D_BACKPROP_INPUT,
+                      (sizes + constant(widths, sizes.dtype), w, dy), attrs, name)
+    begin = [before for before, _ in explicit]
+    return _from_nhwc(slicing_ops.slice(padded, begin, sizes), data_format)
 
 
 def conv2d_backprop_filter(input: Any, filter_sizes: Any,  # noqa: A002 (TF's name)

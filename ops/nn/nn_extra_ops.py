@@ -12,6 +12,7 @@ from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ..array import array_ops, join_ops
 from ..math import math_ops, reduction_ops, special_math_ops
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from ..math.matmul_ops import matmul
 from .nn_ops import bias_add, moments, relu
@@ -33,10 +34,14 @@ def softsign(features: Any, name: Optional[str] = None):
 
 
 def silu(features: Any, beta: float = 1.0, name: Optional[str] = None):
-    """x * sigmoid(beta * x) (swish)."""
+    """x * sigmoid(beta * x) (swish); beta converts on its own and is cast to x's dtype,
+    as TF's (a string either side: the cast's UnimplementedError)."""
     x = convert_to_tensor(features)
-    scaled = x if beta == 1.0 else x * beta
-    return math_ops.multiply(x, math_ops.sigmoid(scaled), name=name)
+    plain_one = isinstance(beta, (int, float)) and not isinstance(beta, bool) and beta == 1.0
+    if plain_one and x.dtype.is_floating:
+        return math_ops.multiply(x, math_ops.sigmoid(x), name=name)
+    scale = math_ops.cast(convert_to_tensor(beta), x.dtype)
+    return math_ops.multiply(x, math_ops.sigmoid(scale * x), name=name)
 
 
 swish = silu
@@ -144,7 +149,13 @@ def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = Fal
                      name: Optional[str] = None):
     """exp(log_input) - targets * log_input (+ Stirling's term where targets > 1)."""
     log_input = convert_to_tensor(log_input)
-    targets = convert_to_tensor(targets, dtype=log_input.dtype)
+    targets = convert_to_tensor(targets)
+    if not targets.shape.is_compatible_with(log_input.shape):  # TF checks shapes first
+        raise ValueError(f"log_poisson_loss: log_input and targets must have the same shape "
+                         f"({log_input.shape} vs {targets.shape})")
+    if targets.dtype != log_input.dtype:
+        raise mode_error(f"log_poisson_loss: targets ({targets.dtype.name}) and log_input "
+                         f"({log_input.dtype.name}) must have the same dtype", TypeError)
     result = math_ops.exp(log_input) - log_input * targets
     if not compute_full_loss:
         return result

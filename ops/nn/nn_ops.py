@@ -10,6 +10,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ...eager import context
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
@@ -17,9 +18,11 @@ from ...framework.tensor_shape import TensorShape, as_shape
 from ..array import array_ops
 from ..math import math_ops, reduction_ops, special_math_ops
 from ..random import random_ops
-from ..arg_errors import mode_error
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
+from ..tensor_util import constant_value
+
+_state = context.state
 from ..op_helpers import apply_unary
 from ..shape_rules import check_same_dtype, elementwise_unary
 
@@ -166,7 +169,12 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
     if data_format not in ("NHWC", "NCHW", "N...C", "NC..."):
         raise ValueError(f"data_format must be NHWC or NCHW, got {data_format!r}")
     value = convert_to_tensor(value)
-    bias = convert_to_tensor(bias, dtype_hint=value.dtype)
+    # TF converts a non-tensor bias to value's dtype (a string: TypeError) and, building a
+    # graph, checks the bias's rank before its dtype.
+    bias = bias if isinstance(bias, Tensor) else convert_to_tensor(bias, dtype=value.dtype)
+    if _state.graph is not None and bias.shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {bias.shape.rank} for BiasAdd's "
+                         "bias")
     return apply_op(BIAS_ADD, (value, bias), {"data_format": data_format}, name)
 
 
@@ -230,18 +238,26 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     """
     x = convert_to_tensor(x)
     y = math_ops.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
-    if isinstance(axes, Tensor) and not axes.dtype.is_integer:
-        raise mode_error(f"moments: axes must be int32 or int64, got a {axes.dtype.name} "
-                         "tensor", TypeError)
-    axes = [int(a) for a in ([axes] if isinstance(axes, numbers.Integral) else axes)]
-    mean = reduction_ops.reduce_mean(y, axes, keepdims=True)
-    variance = reduction_ops.reduce_mean(math_ops.square(y - mean), axes, keepdims=True)
+    mean = reduction_ops.reduce_mean(y, axes, keepdims=True)  # TF's checks of `axes`
+    ints = _moment_axes(axes)
+    variance = reduction_ops.reduce_mean(math_ops.square(y - mean), ints, keepdims=True)
     if not keepdims:
-        mean = array_ops.squeeze(mean, axes)
-        variance = array_ops.squeeze(variance, axes)
+        mean = array_ops.squeeze(mean, ints)
+        variance = array_ops.squeeze(variance, ints)
     if x.dtype is dtypes.float16:
         mean, variance = math_ops.cast(mean, x.dtype), math_ops.cast(variance, x.dtype)
     return mean, variance
+
+
+def _moment_axes(axes: Any) -> Optional[list]:
+    """The axes reduce_mean accepted, as ints for squeeze (None: all, as TF's squeeze)."""
+    if axes is None:
+        return None
+    if isinstance(axes, Tensor):
+        axes = constant_value(axes)
+        if axes is None:
+            raise ValueError("moments: axes must be statically known")
+    return [int(a) for a in np.ravel(axes)]
 
 
 sigmoid = math_ops.sigmoid

@@ -17,7 +17,6 @@ import numpy as np
 from ...framework import dtypes
 from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
-from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, broadcast_shapes
 from ..array import array_ops
 from ..constant_op import constant, convert_to_tensor
@@ -27,6 +26,7 @@ from ..math.incomplete_gamma_ops import igamma_grad_a_values
 from ..scipy_support import scipy_module
 from ..tensor_util import constant_value, shape_from_tensor
 from .random_ops import generator_of, random_attrs, shape_dims, shape_input
+from .stateless_random_ops import key_counter, seed_tensor, stateless_generator
 
 _TINY = {np.dtype(np.float16): np.finfo(np.float16).tiny,
          np.dtype(np.float32): np.finfo(np.float32).tiny,
@@ -39,11 +39,6 @@ def _float(dtype: Any, what: str) -> dtypes.DType:
         raise ValueError(f"Invalid dtype {dtype.name} for {what}: expected half, float or "
                          f"double")
     return dtype
-
-
-def _stateless_generator(*seed_parts: Any) -> np.random.Generator:
-    words = [int(v) & 0xFFFFFFFFFFFFFFFF for part in seed_parts for v in np.reshape(part, -1)]
-    return np.random.Generator(np.random.Philox(np.random.SeedSequence(words)))
 
 
 def _gamma_draw(generator, shape, alpha, dtype):
@@ -111,14 +106,14 @@ def _stateless_gamma_v2(shape, seed, alpha):
     dims = shape_dims(shape)
     _check_trailing(dims, alpha.shape)
     sample = dims[:len(dims) - alpha.ndim] if alpha.ndim else dims
-    return _gamma_draw(_stateless_generator(seed), sample, alpha, alpha.dtype)
+    return _gamma_draw(stateless_generator(seed), sample, alpha, alpha.dtype)
 
 
 def _stateless_gamma_v3(shape, key, counter, alg, alpha):
     dims = shape_dims(shape)
     _check_trailing(dims, alpha.shape)
     sample = dims[:len(dims) - alpha.ndim] if alpha.ndim else dims
-    return _gamma_draw(_stateless_generator(key, counter, alg), sample, alpha, alpha.dtype)
+    return _gamma_draw(stateless_generator(key, counter, alg), sample, alpha, alpha.dtype)
 
 
 def _check_trailing(dims, alpha_shape) -> None:
@@ -157,7 +152,7 @@ def _stateless_ptn(shape, seed, means, stddevs, minvals, maxvals):
     params = np.broadcast_arrays(*[p.astype(np.float64) for p in
                                    (means, stddevs, minvals, maxvals)])
     mean, std, low, high = (np.broadcast_to(p, dims) for p in params)
-    u = _stateless_generator(seed).random(dims)
+    u = stateless_generator(seed).random(dims)
     with np.errstate(all="ignore"):
         a, b = special.ndtr((low - mean) / std), special.ndtr((high - mean) / std)
         values = mean + std * special.ndtri(a + u * (b - a))
@@ -218,8 +213,8 @@ def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = dtypes.float32,
 def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
                     dtype: Any = dtypes.float32, name: Optional[str] = None):
     """Deterministic Gamma(alpha, beta) samples (alpha, beta broadcast to shape's end)."""
+    alpha = convert_to_tensor(alpha, dtype=dtype)  # TF: TypeError for an integer dtype
     dtype = _float(dtype, "random.stateless_gamma")
-    alpha = convert_to_tensor(alpha, dtype=dtype)
     beta = convert_to_tensor(1 if beta is None else beta, dtype=dtype)
     alpha = array_ops.broadcast_to(alpha, array_ops.shape_tensor(alpha + beta * 0))
     key, counter = _key_counter(seed)
@@ -232,24 +227,13 @@ def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
 def stateless_random_gamma_v2(shape: Any, seed: Any, alpha: Any, name: Optional[str] = None):
     """TF's raw StatelessRandomGammaV2(shape, seed, alpha)."""
     alpha = convert_to_tensor(alpha)
-    return apply_op(STATELESS_RANDOM_GAMMA_V2, (shape_input(shape), _seed(seed), alpha),
+    return apply_op(STATELESS_RANDOM_GAMMA_V2, (shape_input(shape), seed_tensor(seed), alpha),
                     name=name)
 
 
-def _seed(seed: Any):
-    t = seed if isinstance(seed, Tensor) else constant(np.asarray(seed).astype(
-        np.int64 if np.asarray(seed).dtype == np.int64 else np.int32))
-    if not t.dtype.is_integer or t.shape.rank not in (None, 1) or \
-            t.shape.rank == 1 and t.shape[0] not in (None, 2):
-        raise ValueError(f"seed must be an int32 or int64 vector of 2 elements, got {seed!r}")
-    return t
-
-
 def _key_counter(seed: Any):
-    """A stateless seed as (key, counter) of the V3 ops (key = seed[0], counter = [seed[1], 0])."""
-    s = math_ops.cast(_seed(seed), dtypes.int64)
-    key = array_ops.reshape(s[0], [1])
-    counter = array_ops.reshape(s[1], [1])
+    """A stateless seed as (key, counter) of the V3 ops (key = seed[0], counter = [seed[1]])."""
+    key, counter, _ = key_counter(seed)
     return key, counter
 
 
@@ -261,7 +245,7 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     # Each parameter converts on its own, as TF's: mixed dtypes are the op's error.
     params = [convert_to_tensor(v) for v in (means, stddevs, minvals, maxvals)]
     return apply_op(STATELESS_PARAMETERIZED_TRUNCATED_NORMAL,
-                    [shape_input(shape), _seed(seed)] + params, name=name)
+                    [shape_input(shape), seed_tensor(seed)] + params, name=name)
 
 
 def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: Optional[int] = None,

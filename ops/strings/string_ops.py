@@ -16,9 +16,12 @@ from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, broadcast_shapes
-from ..constant_op import convert_to_tensor
+from ..array import array_ops
+from ..constant_op import constant, convert_to_tensor
+from ..ragged.ragged_tensor import RaggedTensor
 from ..dispatch import apply_op
 from ..tensor_format import format_array
+from .reduce_join_ops import REDUCE_JOIN, reduce_join
 
 STRING = "O"
 
@@ -143,19 +146,50 @@ STRING_SPLIT = declare_op("StringSplitScalar", _split_kernel, _split_infer, inpu
                           grad_inputs=())
 
 
+def _split_rows_kernel(x: np.ndarray, *, sep: Optional[str], maxsplit: int) -> list:
+    """Every string of a vector split: (the pieces, one after the other; row_splits)."""
+    pieces: list = []
+    splits = [0]
+    for item in x:
+        pieces.extend(_split_kernel(np.asarray(item, dtype=object), sep=sep,
+                                    maxsplit=maxsplit))
+        splits.append(len(pieces))
+    return [_bytes_array((len(pieces),), pieces), np.asarray(splits, np.int64)]
+
+
+def _split_rows_infer(inputs, attrs):
+    rows = inputs[0].shape[0] if inputs[0].shape.rank == 1 else None
+    return [(dtypes.string, TensorShape((None,))),
+            (dtypes.int64, TensorShape((None if rows is None else rows + 1,)))]
+
+
+STRING_SPLIT_V2 = declare_op("StringSplitV2", _split_rows_kernel, _split_rows_infer,
+                             input_kinds=STRING, num_outputs=2, grad_inputs=())
+
+
 def split(input: Any, sep: Optional[str] = None, maxsplit: int = -1,  # noqa: A002
           name: Optional[str] = None):
-    """The pieces of a scalar string split at `sep` (None: runs of whitespace), as a
-    1-D tensor. TF returns a RaggedTensor for a string vector, which duograd does not
-    have: a higher rank is a ValueError."""
+    """The pieces of each string split at `sep` (None: runs of whitespace): a 1-D tensor
+    for a scalar, a RaggedTensor (one ragged dimension more) for a tensor of rank >= 1,
+    as TF's."""
     tensor = _strings(input, "StringSplit")
-    if tensor.shape.rank != 0:
-        raise ValueError(f"dg.strings.split takes a scalar string (a RaggedTensor, TF's result "
-                         f"for rank {tensor.shape.rank}, is not supported), got shape "
-                         f"{tensor.shape}")
     if sep == "":
         raise ValueError("sep must not be an empty string")
-    return apply_op(STRING_SPLIT, (tensor,), {"sep": sep, "maxsplit": int(maxsplit)}, name)
+    attrs = {"sep": sep, "maxsplit": int(maxsplit)}
+    rank = tensor.shape.rank
+    if rank == 0:
+        return apply_op(STRING_SPLIT, (tensor,), attrs, name)
+    if rank is None:
+        raise ValueError("dg.strings.split needs an input of known rank")
+    dims = tensor.shape.as_list()
+    flat = array_ops.reshape(tensor, [-1]) if rank > 1 else tensor
+    values, row_splits = apply_op(STRING_SPLIT_V2, (flat,), attrs, name)
+    result: Any = RaggedTensor(values, row_splits)
+    for level in range(rank - 1, 0, -1):  # the uniform outer dimensions, innermost first
+        rows = int(np.prod(dims[:level]))
+        result = RaggedTensor(result, constant(np.arange(rows + 1, dtype=np.int64) *
+                                               dims[level]), uniform_row_length=dims[level])
+    return result
 
 
 # -- to_number ---------------------------------------------------------------------------
@@ -296,24 +330,8 @@ def lower(input: Any, encoding: str = "", name: Optional[str] = None):  # noqa: 
     return apply_op(STRING_CASE, (_strings(input, "StringLower"),), {"upper": False}, name)
 
 
-def _reduce_join_kernel(x: np.ndarray, *, separator: str) -> np.ndarray:
-    return np.asarray(separator.encode("utf-8").join(x.ravel()), dtype=object)
 
-
-REDUCE_JOIN = declare_op("ReduceJoin", _reduce_join_kernel, _scalar_string,
-                         input_kinds=STRING, grad_inputs=())
-
-
-def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator: str = "",
-                name: Optional[str] = None):
-    """All strings joined (in row-major order) into one; only axis=None is supported."""
-    if axis is not None:
-        raise NotImplementedError("dg.strings.reduce_join supports axis=None only")
-    return apply_op(REDUCE_JOIN, (_strings(inputs, "ReduceJoin"),), {"separator": separator},
-                    name)
-
-
-STRING_OPS = (STRING_JOIN, STRING_FORMAT, STRING_LENGTH, STRING_SPLIT, STRING_TO_NUMBER,
+STRING_OPS = (STRING_SPLIT_V2, STRING_JOIN, STRING_FORMAT, STRING_LENGTH, STRING_SPLIT, STRING_TO_NUMBER,
               AS_STRING, STATIC_REGEX_FULL_MATCH, STRING_CASE, REDUCE_JOIN)
 
 __all__ = ["join", "format", "length", "split", "to_number", "as_string", "regex_full_match",

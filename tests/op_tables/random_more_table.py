@@ -10,7 +10,7 @@ import scipy.special as sp
 
 import duograd as dg
 from duograd.ops.random import more_random_ops
-from .spec import OpSpec, inputs, positive
+from .spec import OpSpec, inputs, normal, positive
 
 
 def _seeded(fn):
@@ -51,4 +51,31 @@ ROWS = [
            order=1, grad_rtol=1e-4),
     OpSpec("random.categorical", _seeded(lambda z: dg.random.categorical(z, 4)), None,
            inputs(lambda r: r.standard_normal((2, 3))), order=0),
+]
+
+# The stateless samplers (issue 22): values are a function of the seed, so graph and eager
+# agree and the parameters' gradients (applied after the sampler) are checked against
+# central differences; the integer samplers are not differentiable.
+_SEED = [3, 4]
+ROWS += [
+    OpSpec("random.stateless_normal", lambda m, s: dg.random.stateless_normal(
+        [2, 3], _SEED, m, s, dtype=dg.float64), None, inputs(normal(3), positive(3)),
+        order=2),
+    OpSpec("random.stateless_truncated_normal", lambda m, s: dg.random.stateless_truncated_normal(
+        [2, 3], _SEED, m, s, dtype=dg.float64), None, inputs(normal(3), positive(3)),
+        order=2),
+    OpSpec("random.stateless_uniform", lambda lo, hi: dg.random.stateless_uniform(
+        [2, 3], _SEED, lo, hi + 3.0, dtype=dg.float64), None, inputs(normal(3), normal(3)),
+        order=2),
+    OpSpec("random.stateless_uniform(int)", lambda: dg.random.stateless_uniform(
+        [2, 3], _SEED, minval=-4, maxval=9, dtype=dg.int32), None, inputs(), order=0),
+    OpSpec("random.stateless_categorical", lambda z: dg.random.stateless_categorical(
+        z, 4, _SEED), None, inputs(normal(2, 3)), order=0),
+    OpSpec("random.stateless_binomial", lambda p: dg.random.stateless_binomial(
+        [3, 2], _SEED, counts=5.0, probs=p, output_dtype=dg.float64), None,
+        inputs(lambda r: r.uniform(0.1, 0.9, (2,))), order=0),
+    OpSpec("random.stateless_poisson", lambda lam: dg.random.stateless_poisson(
+        [3, 2], _SEED, lam, dtype=dg.float64), None, inputs(positive(2)), order=0),
+    OpSpec("random.experimental.stateless_split", lambda: dg.random.experimental.stateless_split(
+        _SEED, 3), None, inputs(), order=0),
 ]

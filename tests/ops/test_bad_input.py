@@ -58,8 +58,14 @@ def run_table() -> Tuple[Dict[str, str], Dict[str, str]]:
 # from 10,731 to 15,088 rejected calls: public functions added since the last
 # recording, scalar and beyond-int64 arguments, and hand-written cases for the
 # Python-internal errors once raised. The original 10,731 calls stand at 98.1 %
-# (98.0 % before); the added 4,357 at 93.3 %; all 15,088 at 96.7 %.
-MIN_SHARE = 0.966
+# (98.0 % before); the added 4,357 at 93.3 %; all 15,088 at 96.7 % (481 mismatches).
+# Then the op argument checks of Assert, the assert_* family, switch_case, dynamic_stitch,
+# concat's axis (crelu), boolean_mask, log_poisson_loss, sequence_mask, moments, norm,
+# where, shape/shape_n, broadcast_dynamic_shape, fill, bias_add, divide_no_nan, the
+# logical ops' second operand, sort/argsort dtypes, silu/swish's beta (cast as TF),
+# tensor_diag and invert_permutation of a scalar, cumsum/argmax of scalars in graphs:
+# 150 mismatches of 15,088, 99.0 % (and 88 calls TF accepts that fail here, from 115).
+MIN_SHARE = 0.99
 
 OURS, THEIRS = run_table()
 TF_REJECTS = [k for k, v in THEIRS.items() if v not in ("ok", "crash")]

@@ -1,0 +1,1 @@
+"""dg.RaggedTensor (a minimal one) and dg.ragged."""
