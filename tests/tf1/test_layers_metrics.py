@@ -13,6 +13,7 @@ tf = dg.compat.v1
 def test_layers_build_tf1_variables_and_shapes():
     g = dg.Graph()
     with g.as_default():
+        tf.set_random_seed(7)   # fixed kernels: an unseeded one may start a dead ReLU channel
         x = tf.placeholder(dg.float32, [None, 8, 8, 1])
         training = tf.placeholder_with_default(False, [])
         h = tf.layers.conv2d(x, 4, 3, padding="same", activation=dg.nn.relu)
@@ -40,7 +41,8 @@ def test_layers_build_tf1_variables_and_shapes():
             sess.run(tf.global_variables_initializer())
             losses = [sess.run([train, loss], {x: data, training: True})[1] for _ in range(5)]
             moving = [v for v in tf.global_variables() if "moving_mean" in v.name][0]
-            assert np.all(sess.run(moving) != 0)         # updated by UPDATE_OPS
+            # updated by UPDATE_OPS (a channel's mean is 0 only if its ReLU is dead)
+            assert np.all(sess.run(moving) != 0)
             assert losses[-1] < losses[0]
 
 
