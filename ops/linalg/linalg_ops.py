@@ -141,29 +141,31 @@ def _solve_infer(inputs, attrs):
 
 
 def _triangular_solve_kernel(matrix, rhs, *, lower=True, adjoint=False):
+    """TF 2.21 substitutes whatever the diagonal: a zero on it gives Inf or NaN in the
+    unknowns that depend on it, not an error."""
     tri = np.tril(matrix) if lower else np.triu(matrix)
-    if np.any(np.diagonal(tri, axis1=-2, axis2=-1) == 0):
-        raise ValueError("Input matrix is not invertible.")
     if adjoint:
         tri = np.conj(np.swapaxes(tri, -1, -2))
     batch = np.broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
     tri = np.broadcast_to(tri, batch + matrix.shape[-2:])
     rhs = np.broadcast_to(rhs, batch + rhs.shape[-2:])
-    if not np.isfinite(tri).all():
+    if not np.isfinite(tri).all() or np.any(np.diagonal(tri, axis1=-2, axis2=-1) == 0):
         return _substitute(tri, rhs, lower != adjoint)
     return np.linalg.solve(tri, rhs)
 
 
 def _substitute(tri: np.ndarray, rhs: np.ndarray, lower: bool) -> np.ndarray:
-    """Forward (lower) or back substitution: a NaN or Inf in the matrix reaches
-    exactly the unknowns that depend on it, as in TF (LU pivoting would not)."""
+    """Forward (lower) or back substitution: a NaN or Inf in the matrix, or a zero on
+    its diagonal, reaches exactly the unknowns that depend on it, as in TF (LU
+    pivoting would not)."""
     n = tri.shape[-1]
     out = np.zeros(np.broadcast_shapes(tri.shape[:-1], rhs.shape[:-1]) + rhs.shape[-1:],
                    np.result_type(tri, rhs))
-    for i in (range(n) if lower else range(n - 1, -1, -1)):
-        known = slice(0, i) if lower else slice(i + 1, n)
-        partial = np.einsum("...j,...jk->...k", tri[..., i, known], out[..., known, :])
-        out[..., i, :] = (rhs[..., i, :] - partial) / tri[..., i, i:i + 1]
+    with np.errstate(divide="ignore", invalid="ignore"):   # Inf and NaN are the answer
+        for i in (range(n) if lower else range(n - 1, -1, -1)):
+            known = slice(0, i) if lower else slice(i + 1, n)
+            partial = np.einsum("...j,...jk->...k", tri[..., i, known], out[..., known, :])
+            out[..., i, :] = (rhs[..., i, :] - partial) / tri[..., i, i:i + 1]
     return out
 
 
@@ -192,11 +194,22 @@ MATRIX_TRIANGULAR_SOLVE = declare_op("MatrixTriangularSolve", _lapack(_triangula
 
 # -- decompositions ---------------------------------------------------------------------------
 def _cholesky_kernel(x):
+    """The lower Cholesky factor of each matrix; as TF 2.21, a matrix that is not
+    positive definite gets NaN in its lower triangle (zeros above), not an error."""
     try:
         return np.linalg.cholesky(x)
     except np.linalg.LinAlgError:
-        raise ValueError("Cholesky decomposition was not successful. "
-                         "The input might not be valid (not positive definite).") from None
+        pass
+    out = np.zeros(x.shape, x.dtype)
+    flat_in = x.reshape((-1,) + x.shape[-2:])
+    flat_out = out.reshape(flat_in.shape)
+    failed = np.tril(np.ones(x.shape[-2:], bool))
+    for i, matrix in enumerate(flat_in):
+        try:
+            flat_out[i] = np.linalg.cholesky(matrix)
+        except np.linalg.LinAlgError:
+            flat_out[i][failed] = np.nan
+    return out
 
 
 def _eigh_kernel(x, *, compute_v=True):

@@ -104,10 +104,7 @@ def test_norm_keepdims_and_inf_string():
 BAD_INPUTS = [
     ("MatrixInverse", lambda a: la.inv(a), [SINGULAR]),
     ("MatrixSolve", lambda a, b: la.solve(a, b), [SINGULAR, np.ones((2, 1))]),
-    ("Cholesky", lambda a: la.cholesky(a), [NOT_PD]),
-    ("MatrixTriangularSolve", lambda a, b: la.triangular_solve(a, b),
-     [np.array([[1.0, 0.0], [1.0, 0.0]]), np.ones((2, 1))]),
-]
+    ]
 
 
 @pytest.mark.parametrize("op_type,f,args", BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
@@ -116,6 +113,26 @@ def test_bad_matrices_raise_invalid_argument_naming_the_op(op_type, f, args):
         f(*[dg.constant(a) for a in args])
     with pytest.raises(InvalidArgumentError, match=op_type):
         run_graph(f, *args)
+
+
+def test_cholesky_and_triangular_solve_of_bad_matrices_give_nan_as_tensorflow():
+    """TF 2.21: Cholesky of a matrix that is not positive definite fills its lower
+    triangle with NaN (each failing matrix of a batch alone), a triangular solve with a
+    zero on the diagonal divides by it; neither raises, in either mode."""
+    batch = np.array([[[4.0, 2.0], [2.0, 3.0]], NOT_PD])
+    for chol in (la.cholesky(dg.constant(batch)).numpy(), run_graph(la.cholesky, batch)):
+        np.testing.assert_allclose(chol[0], [[2.0, 0.0], [1.0, np.sqrt(2.0)]], rtol=1e-12)
+        assert np.isnan(chol[1][np.tril_indices(2)]).all() and chol[1][0, 1] == 0.0
+    zero_diagonal = np.array([[1.0, 0.0], [1.0, 0.0]])
+    for x in (la.triangular_solve(dg.constant(zero_diagonal), dg.ones((2, 1), dg.float64)),
+              run_graph(la.triangular_solve, zero_diagonal, np.ones((2, 1)))):
+        x = np.asarray(x)
+        assert x[0, 0] == 1.0 and np.isnan(x[1, 0])
+    x = dg.constant(NOT_PD)
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        factor = la.cholesky(x)
+    assert np.isnan(tape.gradient(factor, x).numpy()).all()   # TF: all NaN, never 0
 
 
 def test_slogdet_and_det_of_singular_matrix_do_not_raise():
