@@ -19,12 +19,10 @@ gives.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any, Callable, List, Optional, Sequence
 
 from ..autograph.conversion import convert
 from ..framework import dtypes, nest
-from ..framework.errors import UnavailableError
 from ..framework.op_def import declare_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -34,38 +32,19 @@ from ..ops.dispatch import apply_op
 from ..ops.functions.function import Function
 from ..ops.math.math_ops import cast
 from .reduce_op import ReduceOp
-from .replica_context import ReplicaContext, state
+from .replica_context import ReplicaContext
+from .replica_threads import run_replicas
 from .values import regroup, select_replica
 
 
 def _replica_call_kernel(resources: Any, *arrays: Any, function: Any, num_replicas: int,
                          num_args: int, engine: Any, strategy: Any, output_specs: Any) -> list:
     captures = list(arrays[num_replicas * num_args:])
-    results: List[Any] = [None] * num_replicas
-    failures: List[Optional[BaseException]] = [None] * num_replicas
 
-    def replica_main(replica: int) -> None:
-        engine.bind_replica(replica)
-        state.strategies.append(strategy)
-        try:
-            inputs = list(arrays[replica * num_args:(replica + 1) * num_args]) + captures
-            results[replica] = function.run(resources, inputs)
-        except BaseException as error:  # noqa: BLE001 - raised by the op below
-            failures[replica] = error
-            engine.abort(f"replica {replica} raised {type(error).__name__}: {error}")
-        finally:
-            state.strategies.pop()
-            engine.bind_replica(None)
-
-    threads = [threading.Thread(target=replica_main, args=(i,), name=f"replica-{i}")
-               for i in range(num_replicas)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    errors = [e for e in failures if e is not None]
-    if errors:   # the cause first: the others only saw the group abort
-        raise next((e for e in errors if not isinstance(e, UnavailableError)), errors[0])
+    def replica_step(replica: int) -> Any:
+        inputs = list(arrays[replica * num_args:(replica + 1) * num_args]) + captures
+        return function.run(resources, inputs)
+    results = run_replicas(num_replicas, engine, strategy, replica_step)
     return [value for result in results for value in result]
 
 

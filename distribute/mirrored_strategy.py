@@ -8,20 +8,20 @@ waiting; `run` then raises the first replica's error.
 """
 from __future__ import annotations
 
-import threading
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from ..eager import context
 from ..framework import nest
-from ..framework.errors import UnavailableError, UnimplementedError
+from ..framework.errors import UnimplementedError
 from ..ops.constant_op import convert_to_tensor
 from .engine import DEFAULT_TIMEOUT_SECONDS, finish_reduce, sum_in_order
 from .mirrored_graph import reduce_in_graph, run_in_graph
 from .mirrored_variable import MirroredVariable
 from .reduce_op import ReduceOp
-from .replica_context import ReplicaContext, state
+from .replica_context import ReplicaContext
+from .replica_threads import run_replicas
 from .strategy import Strategy
 from .thread_engine import ThreadEngine
 from .values import regroup, select_replica
@@ -58,35 +58,13 @@ class MirroredStrategy(Strategy):
                     None, None, "MirroredStrategy.run with several replicas in a TF1 graph: "
                     "its replicas are threads; call it inside a dg.function (or eagerly).")
             return run_in_graph(self, fn, args, kwargs or {})
-        n = self.num_replicas_in_sync
-        results: List[Any] = [None] * n
-        errors: List[Optional[BaseException]] = [None] * n
-        threads = [threading.Thread(target=self._replica_main, name=f"replica-{i}",
-                                    args=(i, fn, args, kwargs or {}, results, errors))
-                   for i in range(n)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        failures = [e for e in errors if e is not None]
-        if failures:  # the cause first: the others only saw the group abort
-            raise next((e for e in failures if not isinstance(e, UnavailableError)), failures[0])
-        return regroup(results)
+        kwargs = kwargs or {}
 
-    def _replica_main(self, replica: int, fn: Callable, args: tuple, kwargs: dict,
-                      results: List[Any], errors: List[Any]) -> None:
-        self.engine.bind_replica(replica)
-        state.strategies.append(self)
-        try:
+        def replica_step(replica: int) -> Any:
             with ReplicaContext(self, replica):
-                results[replica] = fn(*select_replica(replica, args),
-                                      **select_replica(replica, kwargs))
-        except BaseException as error:  # noqa: BLE001 - re-raised by run()
-            errors[replica] = error
-            self.engine.abort(f"replica {replica} raised {type(error).__name__}: {error}")
-        finally:
-            state.strategies.pop()
-            self.engine.bind_replica(None)
+                return fn(*select_replica(replica, args), **select_replica(replica, kwargs))
+        return regroup(run_replicas(self.num_replicas_in_sync, self.engine, self,
+                                    replica_step))
 
     def _cross_replica(self, reduce_op: ReduceOp, local_values: list) -> Any:
         """Sums the replicas' values in replica order (MEAN divides by the count)."""

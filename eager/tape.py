@@ -12,7 +12,8 @@ small `__slots__` classes, one object per op (the hot path allocates nothing
 else):
 - `OpRecord` (`Tape.record`): any op; every field stored; `cell` is None;
 - `UnaryRecord` (`record_unary`: one input, one output, no attrs) and
-  `BinaryRecord` (`record_binary`: two inputs, one output, no attrs) store the
+  `BinaryRecord` (`record_binary`: two inputs, one output, no attrs), the two
+  `CellRecord`s, store the
   tensor ids, the kept tensors (None when dropped) and `cell`, a list
   `[signature, adjoint program or None]` shared by the op's records of one
   signature: unary `(x shape, x dtype, out shape, out dtype)`, binary `(skip,
@@ -150,17 +151,14 @@ class OpRecord(TapeRecord):
         self.skip = skip
 
 
-class UnaryRecord(TapeRecord):
-    """A one-input, one-output op without attrs, recorded by the hot path (its fields
-    are set there, without an __init__ frame)."""
+class CellRecord(TapeRecord):
+    """What the hot path's records share: one output, no attrs, the op's own gradient
+    (they are recorded only when no gradient override is active), a signature cell."""
 
-    __slots__ = ("op_def", "x_id", "out_id", "x", "out", "cell")
+    __slots__ = ()
     attrs = _NO_ATTRS
-    skip = _NO_SKIP
-    x_id: int
+    op_def: Any
     out_id: int
-    x: Any
-    out: Any
     cell: list
 
     @property
@@ -168,12 +166,23 @@ class UnaryRecord(TapeRecord):
         return self.op_def.type
 
     @property
-    def input_ids(self) -> tuple:   # type: ignore[override]
-        return (self.x_id,)
-
-    @property
     def output_ids(self) -> tuple:   # type: ignore[override]
         return (self.out_id,)
+
+
+class UnaryRecord(CellRecord):
+    """A one-input, one-output op without attrs, recorded by the hot path (its fields
+    are set there, without an __init__ frame)."""
+
+    __slots__ = ("op_def", "x_id", "out_id", "x", "out", "cell")
+    skip = _NO_SKIP
+    x_id: int
+    x: Any
+    out: Any
+
+    @property
+    def input_ids(self) -> tuple:   # type: ignore[override]
+        return (self.x_id,)
 
     @property
     def inputs(self) -> tuple:   # type: ignore[override]
@@ -186,22 +195,15 @@ class UnaryRecord(TapeRecord):
         return (out if out is not None else self.cell[0][2:4],)
 
 
-class BinaryRecord(TapeRecord):
+class BinaryRecord(CellRecord):
     """A two-input, one-output op without attrs, recorded by the hot path."""
 
     __slots__ = ("op_def", "x_id", "y_id", "out_id", "x", "y", "out", "cell")
-    attrs = _NO_ATTRS
     x_id: int
     y_id: int
-    out_id: int
     x: Any
     y: Any
     out: Any
-    cell: list
-
-    @property
-    def gradient_name(self) -> str:   # type: ignore[override]
-        return self.op_def.type
 
     @property
     def skip(self) -> frozenset:   # type: ignore[override]
@@ -210,10 +212,6 @@ class BinaryRecord(TapeRecord):
     @property
     def input_ids(self) -> tuple:   # type: ignore[override]
         return (self.x_id, self.y_id)
-
-    @property
-    def output_ids(self) -> tuple:   # type: ignore[override]
-        return (self.out_id,)
 
     @property
     def inputs(self) -> tuple:   # type: ignore[override]

@@ -2,6 +2,7 @@
 Python source over `D` (Dataset), `T` (the tensorflow or duograd module) and `np`.
 as_numpy_iterator gives a scalar string as `bytes` and a string tensor as a NumPy
 array of dtype object (as TF)."""
+from pipelines import encode_spec  # noqa: F401 (specs encode as in pipelines.py)
 
 STRING_CASES = {
     "slices": "D.from_tensor_slices(['a', 'bc'])",
@@ -67,12 +68,3 @@ def encode(value):
     array = np.asarray(value)
     return {"type": type(value).__name__, "dtype": array.dtype.name, "shape": list(array.shape),
             "value": array.tolist()}
-
-
-def encode_spec(spec):
-    if isinstance(spec, dict):
-        return {"dict": {k: encode_spec(v) for k, v in sorted(spec.items())}}
-    if isinstance(spec, tuple):
-        return {"tuple": [encode_spec(v) for v in spec]}
-    return {"dtype": spec.dtype.name,
-            "shape": spec.shape.as_list() if spec.shape.rank is not None else None}
