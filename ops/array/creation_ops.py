@@ -28,10 +28,13 @@ _RANGE_DTYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
 
 def _range_length(start, limit, delta) -> int:
-    """The number of elements, computed exactly (Python ints, or floats in double);
-    TF's checks: delta != 0, the direction, NaN, and at most 2**63 - 1 elements."""
+    """The number of elements: exact for integers, and as TF's kernel computes it for
+    floats, ceil(|(limit - start) / delta|) in their own dtype (float32 counts can differ
+    from double's); TF's checks: delta != 0, the direction, NaN, at most 2**63 - 1."""
     if delta == 0:
         raise ValueError("Requires delta != 0")
+    floats = [v for v in (start, limit, delta) if isinstance(v, np.floating)]
+    exact = (limit - start) / delta if len(floats) == 3 else None   # in the dtype
     start, limit, delta = (v.item() if hasattr(v, "item") else v for v in (start, limit, delta))
     if not ((delta > 0 and start <= limit) or (delta < 0 and start >= limit)):
         raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}"
@@ -40,7 +43,8 @@ def _range_length(start, limit, delta) -> int:
     if isinstance(start, int) and isinstance(limit, int) and isinstance(delta, int):
         n = -((limit - start) // -delta) if delta > 0 else -((start - limit) // delta)
     else:
-        size = abs((limit - start) / delta)
+        with np.errstate(all="ignore"):
+            size = abs(float(exact) if exact is not None else (limit - start) / delta)
         if not size <= MAX_ELEMENTS:   # inf (and NaN, though caught above)
             raise ValueError(f"Requires ((limit - start) / delta) <= {MAX_ELEMENTS}")
         n = int(np.ceil(size))
@@ -52,8 +56,9 @@ def _range_length(start, limit, delta) -> int:
 def _range_kernel(start, limit, delta):
     n = _range_length(start[()], limit[()], delta[()])
     check_allocation("Range", [n], start.dtype)
-    return (start + delta * np.arange(n, dtype=np.int64 if start.dtype.kind in "iu"
-                                      else np.float64)).astype(start.dtype)
+    if start.dtype.kind == "f":   # TF: start + T(i) * delta, in T
+        return start + np.arange(n, dtype=start.dtype) * delta
+    return (start + delta * np.arange(n, dtype=np.int64)).astype(start.dtype)
 
 
 def _range_infer(inputs, attrs):

@@ -370,3 +370,20 @@ def test_stop_gradient_blocks_gradient_in_both_modes():
     _, value = graph_run(lambda p: dg.gradients(dg.reduce_sum(p * dg.stop_gradient(p)), [p])[0],
                          np.array([1.0, 2.0]))
     np.testing.assert_array_equal(value, [1.0, 2.0])
+
+
+def test_float_range_counts_and_steps_in_its_own_dtype_as_tensorflow():
+    """TF 2.21 sizes a float range as ceil(|(limit - start) / delta|) in the dtype and
+    makes element i as start + T(i) * delta in it (forwardprop_test's fused batch-norm
+    input: 800 float32 elements, where double arithmetic counts 801)."""
+    increment = dg.constant(3.0) / dg.constant(800.0)
+    values = dg.range(-2.0, 1.0, increment).numpy()
+    assert values.shape == (800,) and values.dtype == np.float32
+    delta = np.float32(3.0) / np.float32(800.0)
+    np.testing.assert_array_equal(values, np.float32(-2.0) + np.arange(800, dtype=np.float32)
+                                  * delta)
+    np.testing.assert_array_equal(   # recorded from TF 2.21
+        dg.range(0.1, 5.3, 0.7).numpy(),
+        np.array([0.1, 0.8, 1.5, 2.1999998, 2.8999999, 3.6, 4.2999997, 5.0], np.float32))
+    with dg.Graph().as_default():
+        assert dg.range(-2.0, 1.0, np.float32(3.0) / np.float32(800.0)).shape.as_list() == [800]
