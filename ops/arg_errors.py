@@ -4,7 +4,7 @@ in the wrappers, never in kernels or the dispatch path).
 TF reports a bad value twice over: eagerly the kernel (or its attr check)
 raises InvalidArgumentError; while a graph is built, op construction raises
 TypeError (a dtype) or ValueError (a shape or value). `mode_error` picks the
-class for the current mode; `scalar_int_arg` is TF's handling of an axis-like
+class for the current mode (`by_mode` for two plain classes); `scalar_int_arg` is TF's handling of an axis-like
 argument that is an int32/int64 scalar tensor input (Cumsum's axis, ArgMax's
 dimension, TopKV2's k, ExpandDims' dim, ...).
 """
@@ -29,6 +29,12 @@ def mode_error(message: str, graph_class: type) -> Exception:
     if _state.graph is None:
         return InvalidArgumentError(None, None, message)
     return graph_class(message)
+
+
+def by_mode(eager_class: type, graph_class: type) -> type:
+    """The class TF raises for one bad argument in the current mode: `eager_class`
+    eagerly (conversion), `graph_class` while building a graph (op construction)."""
+    return eager_class if _state.graph is None else graph_class
 
 
 def scalar_int_arg(value: Any, what: str = "axis") -> int:

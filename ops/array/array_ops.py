@@ -247,9 +247,7 @@ def _full(shape: Any, dtype: Any, value: int, name: Optional[str]):
         raise
     if any(d is None or d < 0 for d in dims):
         message = f"Dimensions must be known and non-negative, got shape {list(dims)}"
-        if _state.graph is None:
-            raise InvalidArgumentError(None, None, message)
-        raise ValueError(message)
+        raise mode_error(message, ValueError)
     if any(d > 2**63 - 1 for d in dims):   # TF cannot convert the shape to int64
         raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
     check_allocation("Fill", dims, dtype)

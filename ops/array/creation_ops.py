@@ -13,7 +13,7 @@ from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
 from .array_ops import broadcast_to, reshape, shape_out_type
-from ..arg_errors import mode_error
+from ..arg_errors import by_mode, mode_error
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from .join_ops import concat
@@ -145,7 +145,7 @@ def _eye_dim(value: Any, what: str) -> Any:
             raise TypeError(f"eye: {what} must be an int32 scalar, got {value!r}")
     elif what == "num_columns" and value is not None and \
             not isinstance(value, (list, tuple, float)):
-        raise (ValueError if _state.graph is None else TypeError)(
+        raise by_mode(ValueError, TypeError)(
             f"eye: {what} must be an int, got {value!r}")
     elif isinstance(value, (list, tuple)) and _state.graph is None:
         np.asarray(value)  # a ragged list is a ValueError, as in TF

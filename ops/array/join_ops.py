@@ -7,11 +7,11 @@ import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
-from ...framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from ...framework.errors import OperatorNotAllowedInGraphError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
-from ..arg_errors import mode_error
+from ..arg_errors import by_mode, mode_error
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from ..shape_rules import check_same_dtype, normalize_axis
@@ -78,9 +78,7 @@ def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat"):
     if not values:
         message = "List argument 'values' to 'ConcatV2' Op with length 0 shorter than minimum " \
             "length 2."
-        if _state.graph is None:
-            raise InvalidArgumentError(None, None, message)
-        raise ValueError(message)
+        raise mode_error(message, ValueError)
     if len(values) == 1:
         _concat_axis(axis)
         return convert_to_tensor(values[0])
@@ -130,10 +128,10 @@ def _concat_axis(axis: Any) -> int:
     try:
         array = np.asarray(axis)
     except ValueError:
-        raise (ValueError if _state.graph is None else TypeError)(
+        raise by_mode(ValueError, TypeError)(
             f"concat: axis must be an int, got {axis!r}") from None
     if array.dtype.kind == "O":
-        raise (ValueError if _state.graph is None else TypeError)(
+        raise by_mode(ValueError, TypeError)(
             f"concat: axis must be an int, got {axis!r}")
     if array.dtype.kind not in "iu":
         raise TypeError(f"concat: axis must be an int, got {axis!r}")
@@ -365,7 +363,7 @@ def _check_splits(splits: Any) -> None:
             raise TypeError(f"num_or_size_splits must be int32 or int64, got "
                             f"{splits.dtype.name}")
     elif not isinstance(splits, (int, np.integer, list, tuple, np.ndarray)):
-        raise (ValueError if _state.graph is None else TypeError)(
+        raise by_mode(ValueError, TypeError)(
             f"num_or_size_splits must be an int or a list of sizes, got {splits!r}")
 
 
@@ -383,9 +381,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
             and not isinstance(num_or_size_splits, bool):
         if num_or_size_splits <= 0:
             message = f"num_or_size_splits must be positive, got {num_or_size_splits}"
-            if _state.graph is None:
-                raise InvalidArgumentError(None, None, message)
-            raise ValueError(message)
+            raise mode_error(message, ValueError)
         return apply_op(SPLIT, (value,), {"num_split": int(num_or_size_splits), "axis": axis},
                         name)
     if isinstance(num_or_size_splits, Tensor):

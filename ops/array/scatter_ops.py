@@ -12,7 +12,6 @@ import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
-from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape, unknown_shape
 from .array_ops import reshape, shape, squeeze, where
@@ -113,9 +112,7 @@ def _check_batch_dims(params: Any, indices: Any, batch_dims: int) -> None:
     if not p[:batch_dims].is_compatible_with(i[:batch_dims]):
         message = (f"gather_nd: the {batch_dims} batch dimensions of params {p} and "
                    f"indices {i} differ")
-        if _state.graph is None:
-            raise InvalidArgumentError(None, None, message)
-        raise ValueError(message)
+        raise mode_error(message, ValueError)
 
 
 def _with_batch_coordinates(indices: Any, batch_dims: int) -> Any:

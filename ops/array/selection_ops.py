@@ -8,10 +8,10 @@ import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
-from ...framework.errors import InvalidArgumentError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from ..shape_rules import normalize_axis
 from ..math.cumulative_ops import static_axis
@@ -61,9 +61,7 @@ def _arg(op_def, x, axis, output_type, name):
     rank = x.shape.rank
     if rank is not None and rank > 0 and not -rank <= axis < rank:  # TF: a runtime error
         message = f"{op_def.type}: axis {axis} is out of range for a tensor of rank {rank}"
-        if _state.graph is None:
-            raise InvalidArgumentError(None, None, message)
-        raise ValueError(message)
+        raise mode_error(message, ValueError)
     attrs = {"axis": axis, "output_type": dtypes.as_dtype(output_type)}
     return apply_op(op_def, (x,), attrs, name)
 

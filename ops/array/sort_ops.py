@@ -15,7 +15,7 @@ from ...framework import dtypes
 from ...framework.tensor import Tensor
 from ...framework.op_def import declare_op
 from ...framework.tensor_shape import TensorShape
-from ..arg_errors import mode_error
+from ..arg_errors import by_mode, mode_error
 from ..constant_op import convert_to_tensor
 from ..shape_rules import normalize_axis
 from ..dispatch import apply_op
@@ -59,7 +59,7 @@ def _sort(values: Any, axis: int, direction: str, name: Optional[str]):
                          TypeError)
     rank = values.shape.rank
     if isinstance(axis, int) and not -2**63 <= axis < 2**63:  # TF's conversion of axis
-        raise (ValueError if _state.graph is None else TypeError)(
+        raise by_mode(ValueError, TypeError)(
             f"sort: Can't convert Python int {axis} to a tensor (out of int64 range)")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
         unconvertible = axis is not None and _state.graph is not None and \

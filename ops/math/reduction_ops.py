@@ -11,20 +11,13 @@ from ...framework import dtypes
 from ...framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
+from ..arg_errors import mode_error
 from ..constant_op import convert_to_tensor
 from ..dispatch import apply_op
 from ..shape_rules import check_same_dtype, reduction
 from ..tensor_util import constant_value
 
 _state = context.state
-
-
-def _mode_error(message: str, graph_class: type) -> Exception:
-    """TF's class for a bad argument: InvalidArgumentError eagerly (the kernel
-    rejects it), `graph_class` while building a graph (op construction does)."""
-    if _state.graph is None:
-        return InvalidArgumentError(None, None, message)
-    return graph_class(message)
 
 
 def _axis_attr(axis: Any) -> Any:
@@ -34,7 +27,7 @@ def _axis_attr(axis: Any) -> Any:
         return None
     if isinstance(axis, Tensor):
         if not axis.dtype.is_integer:
-            raise _mode_error(f"reduction axis must be int32 or int64, got a {axis.dtype.name} "
+            raise mode_error(f"reduction axis must be int32 or int64, got a {axis.dtype.name} "
                               "tensor", TypeError)
         axis = np.asarray(axis.array if isinstance(axis, EagerTensor) else _static(axis))
     else:
@@ -49,7 +42,7 @@ def _axis_attr(axis: Any) -> Any:
             raise ValueError("Can't convert Python sequence with out-of-range integer to "
                              "Tensor (reduction axis).")
         if array.dtype.kind not in "iu":
-            raise _mode_error(f"reduction axis must be integers, got {axis!r}", TypeError)
+            raise mode_error(f"reduction axis must be integers, got {axis!r}", TypeError)
         axis = array
     if np.ndim(axis) == 0:
         return (int(axis),)
@@ -257,7 +250,7 @@ def _reduce(op_def, input_tensor, axis, keepdims, name):
         axis = _axis_attr(axis)  # All/Any check the axis first eagerly (TF's order)
     kinds = op_def.input_kinds  # the input's dtype is checked before the axis, as in TF
     if kinds is not None and x.dtype.kind not in kinds:
-        raise _mode_error(op_def.dtype_error(x.dtype), TypeError)
+        raise mode_error(op_def.dtype_error(x.dtype), TypeError)
     if not (logical and _state.graph is None):
         axis = _axis_attr(axis)
     if axis is not None:
