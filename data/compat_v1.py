@@ -19,8 +19,17 @@ from .options import Options
 from .slicing import assert_cardinality, cardinality
 
 
+def _check_dataset(dataset: Any, what: str) -> None:
+    """TypeError for an argument that is not a dg.data.Dataset (TF leaks an
+    AttributeError about `_variant_tensor`, e.g. for a distributed dataset)."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"{what}: expected a dg.data.Dataset, got {type(dataset).__name__} "
+                        "(a distributed dataset is iterated with iter() or in a dg.function)")
+
+
 def make_one_shot_iterator(dataset: Dataset) -> Any:
     """An iterator that starts itself on first use (eagerly: `iter(dataset)`)."""
+    _check_dataset(dataset, "make_one_shot_iterator")
     if context.state.graph is None:
         return OwnedIterator(dataset)
     check_capturable_by_value(dataset.graph_tensors())
@@ -55,6 +64,7 @@ def check_capturable_by_value(tensors: list) -> None:
 
 def make_initializable_iterator(dataset: Dataset, shared_name: Optional[str] = None) -> Any:
     """An iterator to start (and restart) by running its `initializer` op."""
+    _check_dataset(dataset, "make_initializable_iterator")
     if context.state.graph is None:
         raise RuntimeError("`make_initializable_iterator()` is not supported in eager mode. "
                            "Use `for element in dataset` instead.")

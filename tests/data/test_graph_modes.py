@@ -299,3 +299,15 @@ def test_errors_in_a_session_and_in_a_function_keep_tf_classes():
     ragged = D.range(1, 4).map(lambda x: dg.fill(dg.reshape(x, [1]), x)).batch(2)
     with pytest.raises(dg.errors.InvalidArgumentError, match="Cannot add tensor to the batch"):
         total(ragged.map(lambda b: dg.cast(dg.reduce_sum(b), dg.float32)))
+
+
+@pytest.mark.parametrize("make", ["make_one_shot_iterator", "make_initializable_iterator"])
+def test_tf1_iterators_of_something_that_is_not_a_dataset_raise_type_error(make):
+    """TF 2.21 leaks AttributeError ('... has no attribute _variant_tensor') for a
+    distributed dataset or a list; duograd raises TypeError naming what it expects."""
+    strategy = dg.distribute.MirroredStrategy(["/cpu:0"])
+    distributed = strategy.experimental_distribute_dataset(dg.data.Dataset.range(4).batch(2))
+    with dg.Graph().as_default():
+        for bad in (distributed, [1, 2]):
+            with pytest.raises(TypeError, match=f"{make}: expected a dg.data.Dataset"):
+                getattr(dg.compat.v1.data, make)(bad)
