@@ -14,22 +14,6 @@ from .slicing import as_int
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IterationContext
 
 
-def _as_op_error(error: Exception) -> errors.OpError:
-    """A generator's Python exception as TF's py_func reports it: ValueError and
-    TypeError are InvalidArgumentError, MemoryError ResourceExhaustedError,
-    NotImplementedError UnimplementedError, anything else UnknownError; the message
-    starts with the exception's class and text."""
-    if isinstance(error, (ValueError, TypeError)):
-        kind: type = errors.InvalidArgumentError
-    elif isinstance(error, MemoryError):
-        kind = errors.ResourceExhaustedError
-    elif isinstance(error, NotImplementedError):
-        kind = errors.UnimplementedError
-    else:
-        kind = errors.UnknownError
-    return kind(None, None, f"{type(error).__name__}: {error}")
-
-
 class TensorDataset(Dataset):
     """One element: the given value (Dataset.from_tensors)."""
 
@@ -208,7 +192,7 @@ class GeneratorDataset(Dataset):
             except StopIteration:
                 return
             except Exception as error:  # noqa: BLE001 - given TF's class, chained
-                raise _as_op_error(error) from error
+                raise errors.from_python_error(error) from error
             yield self._check(value, specs)
 
     def _check(self, value: Any, specs: list) -> tuple:

@@ -66,6 +66,29 @@ class OperatorNotAllowedInGraphError(TypeError):
     a name) while building a graph."""
 
 
+# How TF's py_func reports a Python exception raised by user code it runs (py_function,
+# Dataset.from_generator): the class by the exception's, anything else UnknownError.
+_PYTHON_ERROR_CLASSES = ((ValueError, InvalidArgumentError), (TypeError, InvalidArgumentError),
+                         (StopIteration, OutOfRangeError),
+                         (NotImplementedError, UnimplementedError),
+                         (MemoryError, ResourceExhaustedError))
+
+
+def from_python_error(error: Exception, where: str = "") -> OpError:
+    """`error`, raised by user Python code TF runs as an op, as TF's status: its class
+    (an OpError stays itself) and a message starting with the exception's class and
+    text, then `where` on a line of its own when given."""
+    if isinstance(error, OpError):
+        return error
+    kind: type = UnknownError
+    for python_class, op_class in _PYTHON_ERROR_CLASSES:
+        if isinstance(error, python_class):
+            kind = op_class
+            break
+    message = f"{type(error).__name__}: {error}" + (f"\n({where})" if where else "")
+    return kind(None, None, message)
+
+
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError",
            "NotFoundError", "UnimplementedError", "OutOfRangeError", "InternalError", "UnknownError",
            "OperatorNotAllowedInGraphError", "DeadlineExceededError", "UnavailableError",

@@ -16,8 +16,7 @@ import numpy as np
 
 from ...eager import context
 from ...framework import dtypes
-from ...framework.errors import (InvalidArgumentError, OpError, OutOfRangeError,
-                                 ResourceExhaustedError, UnimplementedError, UnknownError)
+from ...framework.errors import InvalidArgumentError, from_python_error
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
@@ -59,31 +58,12 @@ def _as_outputs(func: Callable, result: Any, tout: tuple) -> List[Any]:
     return outs
 
 
-def _as_op_error(func: Callable, error: Exception) -> OpError:
-    """TF's status for an exception `func` raised: ValueError and TypeError are
-    InvalidArgumentError, StopIteration OutOfRangeError, NotImplementedError
-    UnimplementedError, MemoryError ResourceExhaustedError, anything else
-    UnknownError (TF's EagerPyFunc, eagerly and in graphs alike)."""
-    if isinstance(error, OpError):
-        return error
-    kind: type = UnknownError
-    for python_class, op_class in ((ValueError, InvalidArgumentError),
-                                   (TypeError, InvalidArgumentError),
-                                   (StopIteration, OutOfRangeError),
-                                   (NotImplementedError, UnimplementedError),
-                                   (MemoryError, ResourceExhaustedError)):
-        if isinstance(error, python_class):
-            kind = op_class
-            break
-    name = getattr(func, "__name__", "func")
-    return kind(None, None, f"{type(error).__name__}: {error}\n(in the py_function {name!r})")
-
-
 def _call(func: Callable, inputs: Sequence[Any]) -> Any:
     try:
         return func(*inputs)
     except Exception as error:  # noqa: BLE001 - every Python error becomes TF's status
-        raise _as_op_error(func, error) from error
+        raise from_python_error(
+            error, f"in the py_function {getattr(func, '__name__', 'func')!r}") from error
 
 
 def _kernel(resources: Any, *arrays: np.ndarray, func: Callable, Tout: tuple) -> list:  # noqa: N803
