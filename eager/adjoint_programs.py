@@ -1,6 +1,6 @@
 """Adjoint programs: each pure gradient function, traced once per signature.
 
-The raw first-order sweep (eager/raw_backward.py) needs a recorded op's
+The arrays mode of the backward loop (eager/imperative_grad.py) needs a recorded op's
 gradient as a function of NumPy values. Running the registered gradient
 function eagerly costs a dozen Python calls per op around one or two NumPy
 kernels, so instead the function is traced once, exactly as graph mode's
@@ -19,10 +19,10 @@ whatever it branches on (op type, gradient name, attrs, skipped inputs,
 every static shape and dtype of inputs, outputs and gradient) is the cache
 key. Only a pure function is traced (the reuse rule, grad_registry/registry.py:
 one of duograd's own); a user's, an override's or a custom_gradient's runs as
-Python every time, on the general pass. A function that cannot be traced (it
+Python every time, in the tensors mode. A function that cannot be traced (it
 is not pure, fails, builds a stateful op, reads
 an input the tape did not keep, or returns IndexedSlices) gets no program:
-the sweep gives up and the general pass runs.
+the arrays mode gives up and the tensors mode runs.
 
 Programs are memoised in the op's cache (eager/op_cache.py: `programs`), as
 the tape's keep plans are, at most MAX_PROGRAMS_PER_OP per op type. A general
@@ -34,7 +34,7 @@ a binary one 7 starting with the skip set, the rest are 3-tuples), and each
 holds everything the function may branch on: a unary or binary record has no
 attrs and its gradient name is its op's type (the hot path records only when
 no gradient override is active). A cell caches the program of its signature
-for a gradient shaped and typed like the output, so that the sweep finds it
+for a gradient shaped and typed like the output, so that the arrays mode finds it
 with one comparison of the gradient's shape and dtype.
 """
 from __future__ import annotations
@@ -46,11 +46,11 @@ import numpy as np
 from ..framework.dtypes import from_numpy
 from ..framework.graph import Graph, SymbolicTensor
 from ..framework.session import compile_plan
+from ..grad_registry.calling import gradient_of
 from ..grad_registry.registry import NOT_REGISTERED, find_gradient, is_pure
 from ..ops.array.array_ops import placeholder
 from .attr_key import Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
-from .imperative_grad import fill_absent_output_grads
 from .op_cache import op_cache
 from .tape import BinaryRecord, TapeEntry, TapeRecord, UnaryRecord
 
@@ -94,7 +94,7 @@ def signature(record: TapeRecord, grad: Any) -> tuple:
 def cell_program(record: TapeRecord, grad: Any) -> Any:
     """The program of a unary or binary record, or UNSUPPORTED. It is cached on the cell
     when the gradient has the output's shape and dtype and the program preserves
-    specs (`preserves_specs`; UNSUPPORTED does not: the sweep tests for it only here)."""
+    specs (`preserves_specs`; UNSUPPORTED does not: the loop tests for it only here)."""
     cell = record.cell
     assert cell is not None, "a unary or binary record has a cell"
     sig = cell[0]
@@ -121,7 +121,7 @@ def adjoint_program(record: TapeRecord, grad: Any, key: tuple) -> Any:
     op_def = record.op_def
     try:
         program: Any = _trace(record, grad)
-    except Exception:  # noqa: BLE001 - any failure to trace: the general pass runs
+    except Exception:  # noqa: BLE001 - any failure to trace: the tensors mode runs
         program = UNSUPPORTED
     cache = op_cache(op_def)
     programs = cache.programs
@@ -157,7 +157,7 @@ def _trace(record: TapeRecord, grad: Any) -> Callable:
     in_exprs, out_exprs = _value_expressions(record)
     function = find_gradient(name)  # None: not differentiable, inputs get None
     if function is NOT_REGISTERED or not is_pure(name) or op_def.stateful:
-        # no gradient (the general pass raises), one that must run every time (the
+        # no gradient (the tensors mode raises), one that must run every time (the
         # reuse rule: grad_registry/registry.py), or state
         raise NotTraceable(name)
     multi = len(output_ids) != 1
@@ -183,20 +183,13 @@ def _trace(record: TapeRecord, grad: Any) -> Callable:
                 expressions.append(f"g[{i}]" if multi else "g")
             else:
                 out_grads.append(None)
-        if multi:
-            fill_absent_output_grads(view, out_grads, {})
-        result = None if function is None else function(view, *out_grads)
-    if function is None:
-        results: List[Any] = [None] * len(input_ids)
-    else:
-        results = list(result) if isinstance(result, (list, tuple)) else [result]
-    if len(results) != len(input_ids):
-        raise NotTraceable(f"{name} gave {len(results)} gradients for {len(input_ids)} inputs")
+        result = gradient_of(view, out_grads if multi else out_grads[0], {})
+    results = [None] * len(input_ids) if result is None else list(result)
     for i, r in enumerate(results):
         if i in skip:
             results[i] = None
         elif r is not None and type(r) is not SymbolicTensor:
-            raise NotTraceable(type(r).__name__)  # e.g. IndexedSlices: the general pass
+            raise NotTraceable(type(r).__name__)  # e.g. IndexedSlices: the tensors mode
     for op in graph.get_operations():
         if op.op_def.stateful or op.op_def.is_stateful:
             raise NotTraceable(op.type)

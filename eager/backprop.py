@@ -18,8 +18,7 @@ from ..grad_registry.unconnected import UnconnectedGradients, as_unconnected_gra
 from ..ops.array import array_ops, join_ops
 from ..ops.constant_op import convert_to_tensor
 from . import context
-from .imperative_grad import imperative_grad
-from .raw_backward import raw_gradient, raw_sweep_allowed
+from .imperative_grad import array_gradients, arrays_mode_allowed, imperative_grad
 from .gradient_replay import replay_allowed, replayed_gradient
 from .jacobian_plans import plan_cache, plans_allowed
 from .jacobians import column_seeds, one_hot_seeds, vectorized_backward
@@ -192,9 +191,9 @@ class GradientTape:
         hold = hold_gc()
         try:
             source_ids = [_source_id(s) for s in sources]
-            if raw_sweep_allowed(tape, targets, output_gradients):
-                grads = raw_gradient(tape.producers, targets, target_ids, source_ids,
-                                     output_gradients)
+            if arrays_mode_allowed(tape, targets, output_gradients):
+                grads = array_gradients(tape.producers, targets, target_ids, source_ids,
+                                        output_gradients)
                 if grads is not None:
                     return grads
             elif replay_allowed(targets, output_gradients) and target_ids[0] == \

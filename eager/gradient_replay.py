@@ -50,7 +50,7 @@ def replay_allowed(targets: Sequence[Any], output_gradients: Optional[Sequence[A
 def replayed_gradient(producers: dict, target: EagerTensor,
                       source_ids: Sequence[int]) -> Optional[List[Optional[EagerTensor]]]:
     """The gradients (None: unconnected), their ops recorded on the recording tapes;
-    None: take the general pass (first sighting, uncacheable, or a failed plan)."""
+    None: take the tensors mode (first sighting, uncacheable, or a failed plan)."""
     try:
         key, canon, values = tape_structure(producers, target, source_ids, ("gradient",))
     except Uncacheable:
@@ -78,12 +78,12 @@ class ReplayPlan:
 
     def run(self, values: Dict[int, Any]) -> Optional[List[Optional[EagerTensor]]]:
         """Runs the plan, records its ops, returns the gradients (None: a kernel
-        failed before anything was recorded; the general pass then raises)."""
+        failed before anything was recorded; the tensors mode then raises)."""
         fed = [values[cid] if fill is None else EagerTensor(fill)
                for cid, fill in zip(self.feed_ids, self.fills, strict=True)]
         try:
             outs = run_plan(self.plan, tuple([t.array for t in fed]), None)
-        except Exception:  # noqa: BLE001 - re-raised by the general pass at its op
+        except Exception:  # noqa: BLE001 - re-raised by the tensors mode at its op
             return None
         table: List[Any] = fed + [EagerTensor(c) for c in self.constants]
         it = iter(outs)
@@ -96,7 +96,7 @@ class ReplayPlan:
 
 def compile_replay(producers: dict, target: EagerTensor, source_ids: Sequence[int],
                    canon: Dict[int, int], values: Dict[int, Any]) -> ReplayPlan:
-    """Traces the general pass (tapes paused) and compiles every op it built."""
+    """Traces the tensors mode (tapes paused) and compiles every op it built."""
     own_gradients(producers, canon)
     start = new_tensor_id()
     graph = ValueBlindGraph("gradient", None)
@@ -150,7 +150,7 @@ def compile_replay(producers: dict, target: EagerTensor, source_ids: Sequence[in
 
 def _made_fill(captured: Any, start: int) -> Optional[np.ndarray]:
     """An eager tensor the trace itself made (an id newer than the trace) holding one
-    value throughout (the general pass's `ones_like` seed, a zeros fill): a function
+    value throughout (the tensors mode's `ones_like` seed, a zeros fill): a function
     of its shape and dtype, which the key holds; else None (not reusable)."""
     if type(captured) is not EagerTensor or captured.tensor_id <= start:
         return None

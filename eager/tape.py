@@ -18,11 +18,11 @@ else):
   `[signature, adjoint program or None]` shared by the op's records of one
   signature: unary `(x shape, x dtype, out shape, out dtype)`, binary `(skip,
   x shape, x dtype, y shape, y dtype, out shape, out dtype)`; their other
-  fields are properties computed from these (the raw sweep reads the stored
+  fields are properties computed from these (the arrays mode reads the stored
   ones: `x_id`, `y_id`, `out_id`, `x`, `y`, `out`).
 The op declaration keeps its last cell per watched-input pattern (its op
 cache's `keep_plans`: eager/op_cache.py), so a chain of like ops shares one
-signature object (no shape tuples per record) and the raw sweep finds the
+signature object (no shape tuples per record) and the arrays mode finds the
 program on the cell without hashing anything.
 
 `entry_view` gives the `TapeEntry` a gradient function receives as `op`, built
@@ -270,7 +270,7 @@ class Tape:
         self.watched: Set[int] = set()
         self.producers: Dict[int, TapeRecord] = {}  # output id -> record, in execution order
         # False once the producers' order may differ from execution order (entries
-        # copied from another tape, or a tensor recorded twice): general pass only.
+        # copied from another tape, or a tensor recorded twice): tensors mode only.
         self.in_order = True
 
     def watch_id(self, tensor_id: int) -> None:
@@ -334,7 +334,7 @@ class Tape:
             return
         output_ids = tuple([t.tensor_id for t in outputs])
         for tid in output_ids:
-            if tid in producers:  # a tensor recorded twice: keep the general pass only
+            if tid in producers:  # a tensor recorded twice: keep the tensors mode only
                 self.in_order = False
         record = OpRecord(op_def, gradient_name, attrs, input_ids, output_ids,
                           _kept(inputs, op_def.inputs_read_by_gradient(skip)),

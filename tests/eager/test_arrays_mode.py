@@ -1,6 +1,6 @@
-"""The first-order raw sweep runs each op's adjoint program: its registered gradient
+"""The arrays mode of the backward loop runs each op's adjoint program: its registered gradient
 function traced once per signature (eager/adjoint_programs.py). It must agree with
-the general pass for every op that takes it."""
+the tensors mode for every op that takes it."""
 from __future__ import annotations
 
 
@@ -29,16 +29,16 @@ MUST_BE_FAST = {"add", "subtract", "multiply", "divide", "negative", "sin", "cos
 
 
 @pytest.fixture
-def raw_calls(monkeypatch):
-    """Results of the raw sweep as GradientTape.gradient uses it (None: fell back)."""
+def arrays_calls(monkeypatch):
+    """Results of the arrays mode as GradientTape.gradient uses it (None: fell back)."""
     calls = []
-    real = backprop.raw_gradient
+    real = backprop.array_gradients
 
     def spy(*args, **kwargs):
         result = real(*args, **kwargs)
         calls.append(result)
         return result
-    monkeypatch.setattr(backprop, "raw_gradient", spy)
+    monkeypatch.setattr(backprop, "array_gradients", spy)
     return calls
 
 
@@ -69,9 +69,9 @@ def _gradients(spec, args, seeds, general: bool):
 
 
 @pytest.mark.parametrize("spec", ROWS, ids=repr)
-def test_raw_sweep_agrees_with_general_pass(spec, raw_calls):
-    """Every differentiable op-table row: where the sweep runs (it may fall back, e.g.
-    for IndexedSlices), it gives the general pass's values, dtypes, shapes and Nones."""
+def test_arrays_mode_agrees_with_tensors_mode(spec, arrays_calls):
+    """Every differentiable op-table row: where the arrays mode runs (it may fall back, e.g.
+    for IndexedSlices), it gives the tensors mode's values, dtypes, shapes and Nones."""
     rng = np.random.default_rng(3)
     args = [np.asarray(a) for a in spec.make(rng)]
 
@@ -82,13 +82,13 @@ def test_raw_sweep_agrees_with_general_pass(spec, raw_calls):
         return value.astype(out.dtype.as_numpy_dtype)
     seeds = [seed] * 4
     general = _gradients(spec, args, seeds, general=True)
-    assert raw_calls == []  # an enclosing recording tape: never the raw sweep
+    assert arrays_calls == []  # an enclosing recording tape: never the arrays mode
     rng = np.random.default_rng(3)
     args = [np.asarray(a) for a in spec.make(rng)]
     raw = _gradients(spec, args, seeds, general=False)
-    assert len(raw_calls) == 1
-    if raw_calls[0] is None:
-        assert spec.name not in MUST_BE_FAST, "the raw sweep fell back"
+    assert len(arrays_calls) == 1
+    if arrays_calls[0] is None:
+        assert spec.name not in MUST_BE_FAST, "the arrays mode fell back"
         return
     assert len(raw) == len(general)
     for r, g in zip(raw, general):
@@ -101,17 +101,17 @@ def test_raw_sweep_agrees_with_general_pass(spec, raw_calls):
         np.testing.assert_allclose(r.numpy(), g.numpy(), rtol=1e-12, atol=1e-14)
 
 
-def test_float32_stays_float32_with_python_scalars(raw_calls):
+def test_float32_stays_float32_with_python_scalars(arrays_calls):
     x = dg.constant([0.5, -1.5, 2.0], dtype=dg.float32)
     with dg.GradientTape() as tape:
         tape.watch(x)
         y = dg.reduce_mean(dg.sigmoid(x * 3.0 - 1.0) / (x * x + 0.5))
     g = tape.gradient(y, x)
-    assert raw_calls and raw_calls[0] is not None
+    assert arrays_calls and arrays_calls[0] is not None
     assert g.dtype == dg.float32 and g.numpy().dtype == np.float32
 
 
-def test_broadcast_inputs_are_summed_back(raw_calls):
+def test_broadcast_inputs_are_summed_back(arrays_calls):
     a = dg.constant(np.arange(6.0).reshape(2, 3))
     b = dg.constant(np.array([1.0, 2.0, 3.0]))
     c = dg.constant(np.array([[2.0], [3.0]]))
@@ -119,7 +119,7 @@ def test_broadcast_inputs_are_summed_back(raw_calls):
         tape.watch([a, b, c])
         y = dg.reduce_sum((a * b - c) * (a + c))
     ga, gb, gc_ = tape.gradient(y, [a, b, c])
-    assert raw_calls and raw_calls[0] is not None
+    assert arrays_calls and arrays_calls[0] is not None
     av, bv, cv = a.numpy(), b.numpy(), c.numpy()
     # y = sum((a b - c)(a + c)): the partial derivatives, written out by hand
     np.testing.assert_allclose(ga.numpy(), b * (av + cv) + (av * bv - cv))
@@ -127,31 +127,31 @@ def test_broadcast_inputs_are_summed_back(raw_calls):
     np.testing.assert_allclose(gc_.numpy(), (-(av + cv) + (av * bv - cv)).sum(1, keepdims=True))
 
 
-def test_indexed_slices_gradients_fall_back_to_the_general_pass(raw_calls):
+def test_indexed_slices_gradients_fall_back_to_the_general_pass(arrays_calls):
     params = dg.constant(np.arange(6.0).reshape(3, 2))
     with dg.GradientTape() as tape:
         tape.watch(params)
         y = dg.reduce_sum(dg.sin(dg.gather(params, [2, 0, 2])))
     g = tape.gradient(y, params)
-    assert raw_calls == [None]
+    assert arrays_calls == [None]
     assert isinstance(g, dg.IndexedSlices)
     np.testing.assert_array_equal(g.indices.numpy(), [2, 0, 2])
     np.testing.assert_allclose(g.values.numpy(), np.cos(params.numpy()[[2, 0, 2]]))
 
 
-def test_matmul_takes_the_fast_path(raw_calls):
+def test_matmul_takes_the_fast_path(arrays_calls):
     x = dg.constant(np.array([[1.0, 2.0], [3.0, 4.0]]))
     with dg.GradientTape() as tape:
         tape.watch(x)
         y = dg.reduce_sum(dg.sin(dg.matmul(x, x)))
     g = tape.gradient(y, x)
-    assert raw_calls and raw_calls[0] is not None
+    assert arrays_calls and arrays_calls[0] is not None
     xv = x.numpy()
     u = np.cos(xv @ xv)
     np.testing.assert_allclose(g.numpy(), u @ xv.T + xv.T @ u)
 
 
-def test_programs_are_keyed_by_shape_attrs_and_skip(raw_calls):
+def test_programs_are_keyed_by_shape_attrs_and_skip(arrays_calls):
     """One op type, several signatures: each gets its own program and right values."""
     a = dg.constant(np.arange(6.0).reshape(2, 3))
     row = dg.constant(np.array([1.0, 2.0, 3.0]))
@@ -164,7 +164,7 @@ def test_programs_are_keyed_by_shape_attrs_and_skip(raw_calls):
                     tape.watch(other)
                 y = dg.reduce_sum(a * other, axis=axis)
             results.append(tape.gradient(y, a))
-    assert all(r is not None for r in raw_calls) and len(raw_calls) == 9
+    assert all(r is not None for r in arrays_calls) and len(arrays_calls) == 9
     av = a.numpy()
     expected = [2 * av] * 3 + [np.tile([1.0, 2.0, 3.0], (2, 1))] * 3 + [np.full((2, 3), 2.0)] * 3
     for r, e in zip(results, expected):
@@ -175,18 +175,18 @@ def test_programs_are_keyed_by_shape_attrs_and_skip(raw_calls):
     assert len({k[2] for k in sum_keys}) >= 3  # axis 0, 1 and None are different attrs
 
 
-def test_untraceable_gradients_are_remembered_as_unsupported(raw_calls):
+def test_untraceable_gradients_are_remembered_as_unsupported(arrays_calls):
     params = dg.constant(np.ones((4, 2)))
     for _ in range(2):
         with dg.GradientTape() as tape:
             tape.watch(params)
             y = dg.reduce_sum(dg.gather(params, [1, 3]))
         tape.gradient(y, params)
-    assert raw_calls == [None, None]
+    assert arrays_calls == [None, None]
     assert UNSUPPORTED in cached_programs(GATHER).values()
 
 
-def test_unconnected_and_intermediate_sources(raw_calls):
+def test_unconnected_and_intermediate_sources(arrays_calls):
     x = dg.constant([1.0, 2.0])
     z = dg.constant([3.0, 4.0])
     with dg.GradientTape() as tape:
@@ -194,27 +194,27 @@ def test_unconnected_and_intermediate_sources(raw_calls):
         h = dg.sin(x)
         y = dg.reduce_sum(h * h)
     gx, gz, gh = tape.gradient(y, [x, z, h])
-    assert raw_calls and raw_calls[0] is not None
+    assert arrays_calls and arrays_calls[0] is not None
     assert gz is None
     np.testing.assert_allclose(gh.numpy(), 2 * np.sin([1.0, 2.0]))
     np.testing.assert_allclose(gx.numpy(), 2 * np.sin([1.0, 2.0]) * np.cos([1.0, 2.0]))
 
 
-def test_nested_tapes_still_give_second_derivatives(raw_calls):
+def test_nested_tapes_still_give_second_derivatives(arrays_calls):
     x = dg.constant(0.7, dtype=dg.float64)
     with dg.GradientTape() as outer:
         outer.watch(x)
         with dg.GradientTape() as inner:
             inner.watch(x)
             y = dg.sin(x) * x
-        dy = inner.gradient(y, x)   # outer records: the general pass
-    d2y = outer.gradient(dy, x)     # nothing else records: the raw sweep
-    assert raw_calls[0] is not None
+        dy = inner.gradient(y, x)   # outer records: the tensors mode
+    d2y = outer.gradient(dy, x)     # nothing else records: the arrays mode
+    assert arrays_calls[0] is not None
     np.testing.assert_allclose(dy.numpy(), np.cos(0.7) * 0.7 + np.sin(0.7))
     np.testing.assert_allclose(d2y.numpy(), -np.sin(0.7) * 0.7 + 2 * np.cos(0.7))
 
 
-def test_backward_errors_are_the_general_pass_errors(raw_calls):
+def test_backward_errors_are_the_general_pass_errors(arrays_calls):
     x = dg.constant([1.0, 2.0, 2.0])
     with dg.GradientTape() as tape:
         tape.watch(x)
@@ -222,18 +222,18 @@ def test_backward_errors_are_the_general_pass_errors(raw_calls):
         z = dg.reduce_sum(dg.sin(y))
     with pytest.raises(LookupError, match="Unique"):
         tape.gradient(z, x)
-    assert raw_calls == [None]  # the sweep gave up; the general pass raised
+    assert arrays_calls == [None]  # the arrays mode gave up; the tensors mode raised
 
 
-def test_forward_over_reverse_takes_the_general_pass(raw_calls):
+def test_forward_over_reverse_takes_the_general_pass(arrays_calls):
     x = dg.constant([0.3, 1.1], dtype=dg.float64)
     v = dg.constant([1.0, -2.0], dtype=dg.float64)
     with dg.autodiff.ForwardAccumulator(x, v) as acc:
         with dg.GradientTape() as tape:
             tape.watch(x)
             y = dg.reduce_sum(dg.sin(x) * x)
-        g = tape.gradient(y, x)  # an accumulator is active: the general pass
-    assert raw_calls == []
+        g = tape.gradient(y, x)  # an accumulator is active: the tensors mode
+    assert arrays_calls == []
     xv = np.array([0.3, 1.1])
     np.testing.assert_allclose(g.numpy(), np.cos(xv) * xv + np.sin(xv))
     # Hessian-vector product: d/dx (cos x * x + sin x) = 2 cos x - x sin x
@@ -241,7 +241,7 @@ def test_forward_over_reverse_takes_the_general_pass(raw_calls):
                                (2 * np.cos(xv) - xv * np.sin(xv)) * [1.0, -2.0])
 
 
-def test_tapes_inside_dg_function_take_the_general_pass(raw_calls):
+def test_tapes_inside_dg_function_take_the_general_pass(arrays_calls):
     @dg.function
     def grad_of(x):
         with dg.GradientTape() as tape:
@@ -250,11 +250,11 @@ def test_tapes_inside_dg_function_take_the_general_pass(raw_calls):
         return tape.gradient(y, x)
     xv = np.array([0.5, -0.25])
     np.testing.assert_allclose(grad_of(dg.constant(xv)).numpy(), 2 * (1 - np.tanh(xv) ** 2))
-    assert raw_calls == []  # traced in a graph
+    assert arrays_calls == []  # traced in a graph
 
 
-def test_gradient_sums_never_write_into_arrays_they_do_not_own(raw_calls):
-    """Parts of one gradient are summed in place only into the sweep's own sums:
+def test_gradient_sums_never_write_into_arrays_they_do_not_own(arrays_calls):
+    """Parts of one gradient are summed in place only into the arrays mode's own sums:
     never into a seed, an aliased part (AddV2 hands one array to both inputs) or a
     value returned to the caller before."""
     xv = np.array([0.5, 2.0])
@@ -266,7 +266,7 @@ def test_gradient_sums_never_write_into_arrays_they_do_not_own(raw_calls):
         y = x + x
         z = y * 3.0 + y + dg.sin(y) + y + y * y
     g = tape.gradient(z, x, output_gradients=seed)
-    assert raw_calls and raw_calls[0] is not None
+    assert arrays_calls and arrays_calls[0] is not None
     np.testing.assert_array_equal(seed.numpy(), seed_values)
     dz_dy = 3.0 + 1.0 + np.cos(2 * xv) + 1.0 + 2 * (2 * xv)
     np.testing.assert_allclose(g.numpy(), 2 * dz_dy * seed_values)
@@ -279,21 +279,21 @@ def _sin_gradient(x, seed):
     return tape.gradient(y, x, output_gradients=seed)
 
 
-def test_a_cached_program_is_not_run_on_a_gradient_of_another_dtype(raw_calls):
+def test_a_cached_program_is_not_run_on_a_gradient_of_another_dtype(arrays_calls):
     """Sin's program cached for float64 gradients never runs on a float32 one (it would
-    multiply silently): the sweep falls back and the general pass raises, as TF does."""
+    multiply silently): the arrays mode falls back and the tensors mode raises, as TF does."""
     x = dg.constant([0.5, 1.0, 2.0], dtype=dg.float64)
     g = _sin_gradient(x, dg.constant([1.0, 2.0, 3.0], dtype=dg.float64))
     np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0, 2.0]) * [1.0, 2.0, 3.0])
     with pytest.raises(dg.errors.InvalidArgumentError):
         _sin_gradient(x, dg.constant([1.0, 1.0, 1.0], dtype=dg.float32))
-    assert raw_calls[0] is not None and raw_calls[1] is None
+    assert arrays_calls[0] is not None and arrays_calls[1] is None
 
 
-def test_a_cached_program_is_not_run_on_a_gradient_of_another_shape(raw_calls):
+def test_a_cached_program_is_not_run_on_a_gradient_of_another_shape(arrays_calls):
     """AddV2's program for equal shapes hands the gradient on unchanged; a gradient of
     another shape gets its own program, which sums it back to the inputs' shape as the
-    general pass does (a stale program would return the (2, 3) gradient)."""
+    tensors mode does (a stale program would return the (2, 3) gradient)."""
     x = dg.constant([0.5, 1.0, 2.0], dtype=dg.float64)
 
     def twice(seed):
@@ -303,7 +303,7 @@ def test_a_cached_program_is_not_run_on_a_gradient_of_another_shape(raw_calls):
         return tape.gradient(y, x, output_gradients=dg.constant(seed))
     np.testing.assert_array_equal(twice(np.ones(3)).numpy(), [2.0, 2.0, 2.0])
     np.testing.assert_array_equal(twice(np.ones((2, 3))).numpy(), [4.0, 4.0, 4.0])
-    assert len(raw_calls) == 2 and None not in raw_calls
+    assert len(arrays_calls) == 2 and None not in arrays_calls
 
 
 def test_unary_and_binary_records_share_a_cell_per_signature():
@@ -339,11 +339,11 @@ _FLOAT32_GRADIENT = "TestRawSweepFloat32Identity"
 dg.RegisterGradient(_FLOAT32_GRADIENT)(lambda op, grad: dg.cast(grad, dg.float32))
 
 
-def test_a_program_that_changes_a_gradients_dtype_ends_the_trust(raw_calls):
+def test_a_program_that_changes_a_gradients_dtype_ends_the_trust(arrays_calls):
     """A user's gradient that casts runs as Python (the reuse rule: it is never traced
-    into a program), so the sweep hands the tape to the general pass: Sin's float64
+    into a program), so the arrays mode hands the tape to the tensors mode: Sin's float64
     program (cached by the first gradient) never runs on the float32 gradient, and the
-    general pass raises, as TF does for a gradient of the wrong dtype."""
+    tensors mode raises, as TF does for a gradient of the wrong dtype."""
     x = dg.constant([0.5, 1.0], dtype=dg.float64)
     g = _sin_gradient(x, None)
     np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0]))
@@ -354,12 +354,12 @@ def test_a_program_that_changes_a_gradients_dtype_ends_the_trust(raw_calls):
             y = dg.identity(h)
     with pytest.raises(dg.errors.InvalidArgumentError):
         tape.gradient(y, x)
-    assert raw_calls[0] is not None and raw_calls[1] is None
+    assert arrays_calls[0] is not None and arrays_calls[1] is None
 
 
-def test_a_tensor_used_by_several_ops_sums_all_their_gradients(raw_calls):
+def test_a_tensor_used_by_several_ops_sums_all_their_gradients(arrays_calls):
     """h feeds tanh, exp and a product, recorded in that order: each consumer's part
-    reaches h (none is lost when the sweep hands a chain's gradient straight on)."""
+    reaches h (none is lost when the arrays mode hands a chain's gradient straight on)."""
     xv = np.array([0.3, -0.8, 1.5])
     x = dg.constant(xv)
     with dg.GradientTape() as tape:
@@ -370,7 +370,7 @@ def test_a_tensor_used_by_several_ops_sums_all_their_gradients(raw_calls):
         d = h * 2.0
         y = dg.reduce_sum(a + b + d)
     g = tape.gradient(y, x)
-    assert raw_calls and raw_calls[0] is not None
+    assert arrays_calls and arrays_calls[0] is not None
     hv = np.sin(xv)
     dy_dh = (1 - np.tanh(hv) ** 2) + np.exp(hv) + 2.0
     np.testing.assert_allclose(g.numpy(), dy_dh * np.cos(xv), rtol=1e-12)
@@ -388,7 +388,7 @@ def _taped_chain(x, layers):
 
 
 def test_the_sweep_keeps_no_finished_gradient_alive():
-    """W6's peak: while the sweep walks a (sin, * 0.5, + x, tanh) chain back, at most
+    """W6's peak: while the arrays mode walks a (sin, * 0.5, + x, tanh) chain back, at most
     three gradient-sized arrays exist beside the tape's kept values (the gradient
     arriving, the one being made, x's running sum), as in the hand-written floor."""
     import tracemalloc
@@ -438,7 +438,7 @@ def _chain_and_derivative(xv):
     return dh
 
 
-def test_threads_recording_other_shapes_and_dtypes_share_op_cells_safely(raw_calls):
+def test_threads_recording_other_shapes_and_dtypes_share_op_cells_safely(arrays_calls):
     """Threads replace an op's last cell under each other (each with its own shape and
     dtype); every record keeps its own cell, so every gradient stays exact."""
     import threading
@@ -463,4 +463,4 @@ def test_threads_recording_other_shapes_and_dtypes_share_op_cells_safely(raw_cal
     for thread in threads:
         thread.join()
     assert failures == []
-    assert len(raw_calls) == 160 and all(r is not None for r in raw_calls)
+    assert len(arrays_calls) == 160 and all(r is not None for r in arrays_calls)
