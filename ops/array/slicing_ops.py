@@ -26,12 +26,14 @@ from ...framework.tensor_shape import TensorShape, unknown_shape
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from .join_ops import stack
+from .scatter_ops import boolean_mask
 from ..math.math_ops import cast
 from ..tensor_util import constant_value, shape_from_tensor
 
 _state = context.state
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+_SHRINK_FIRST = dict.fromkeys(MASKS, 0) | {"shrink_axis_mask": 1}   # x[int]'s attrs
 
 
 # -- spec expansion (shared by kernels and shape rules) ---------------------
@@ -308,8 +310,28 @@ def _bound(value: Any) -> Any:
                     f"got {value!r}")
 
 
+_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
+
+
+def _is_bool_mask(key: Any) -> bool:
+    """A bool, a bool array or a bool tensor: TF indexes with it as a boolean mask."""
+    if isinstance(key, (bool, np.bool_)):
+        return True
+    if isinstance(key, np.ndarray):
+        return key.dtype == np.bool_
+    return isinstance(key, Tensor) and key.dtype == dtypes.bool_
+
+
 def getitem(tensor: Any, key: Any):
     """`tensor[key]` with ints, slices, `...`, None and scalar int tensors (TF semantics)."""
+    if type(key) is int and type(tensor) is EagerTensor and _INT32_MIN <= key < _INT32_MAX:
+        # x[t] in an eager loop: the same StridedSlice, its index vectors built directly
+        return apply_op(STRIDED_SLICE, (tensor, EagerTensor(np.array([key], np.int32)),
+                                        EagerTensor(np.array([key + 1], np.int32)),
+                                        EagerTensor(np.ones(1, np.int32))),
+                        dict(_SHRINK_FIRST), "strided_slice")
+    if _is_bool_mask(key):  # as TF: a boolean mask (a scalar one raises ValueError)
+        return boolean_mask(tensor, key)
     if not isinstance(key, tuple):
         key = (key,)
     begin, end, strides = [], [], []

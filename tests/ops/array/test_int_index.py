@@ -1,0 +1,65 @@
+"""`x[t]` with a Python int, eagerly (its own short path) and in a function: TF's
+StridedSlice with shrink_axis_mask 1, the same values, gradients and errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import duograd as dg
+
+X = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+
+
+@pytest.mark.parametrize("t", [0, 2, 3, -1, -4])
+def test_int_index_values_eager_and_in_a_function(t):
+    x = dg.constant(X)
+    eager = x[t]
+    traced = dg.function(lambda v: v[t])(x)
+    np.testing.assert_array_equal(eager.numpy(), X[t])
+    np.testing.assert_array_equal(traced.numpy(), X[t])
+    assert eager.dtype == dg.float32 and eager.shape == (3, 2)
+
+
+def test_int_index_gradient_scatters_into_zeros():
+    x = dg.constant(X)
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = dg.reduce_sum(x[1] * x[-1])
+    g = tape.gradient(y, x).numpy()
+    expected = np.zeros_like(X)
+    expected[1] = X[-1]
+    expected[-1] = X[1]
+    np.testing.assert_array_equal(g, expected)
+
+
+def test_int_index_second_order_under_nested_tapes():
+    x = dg.constant(X)
+    with dg.GradientTape() as outer:
+        outer.watch(x)
+        with dg.GradientTape() as inner:
+            inner.watch(x)
+            y = dg.reduce_sum(x[2] ** 3)
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x).numpy()
+    expected = np.zeros_like(X)
+    expected[2] = 6 * X[2]
+    np.testing.assert_allclose(h, expected)
+
+
+@pytest.mark.parametrize("t", [4, -5, 2**31, -2**40])
+def test_out_of_range_int_index_is_invalid_argument(t):
+    # TF 2.21: InvalidArgumentError "slice index 4 of dimension 0 out of bounds."
+    x = dg.constant(X)
+    with pytest.raises(dg.errors.InvalidArgumentError, match="out of bounds"):
+        x[t]
+
+
+def test_a_bool_index_is_a_boolean_mask_as_in_tf():
+    # TF 2.21: x[True] raises ValueError "mask cannot be scalar."; a bool array or
+    # tensor selects rows (boolean_mask)
+    x = dg.constant(X)
+    with pytest.raises(ValueError, match="mask cannot be scalar"):
+        x[True]
+    mask = np.array([True, False, True, False])
+    np.testing.assert_array_equal(x[mask].numpy(), X[mask])
+    np.testing.assert_array_equal(x[dg.constant(mask)].numpy(), X[mask])
