@@ -11,6 +11,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ...eager import context
+from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
 from ...framework.op_def import declare_op
 from ...framework.tensor import Tensor
@@ -20,6 +21,7 @@ from ..math import math_ops, reduction_ops, special_math_ops
 from ..random import random_ops
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
+from .gelu_ops import CUBE_SCALE, ERF_SCALE, GELU, TANH_SCALE
 from ..tensor_util import constant_value
 
 _state = context.state
@@ -93,18 +95,23 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None):
 
 
 def gelu(features: Any, approximate: bool = False, name: Optional[str] = None):
-    """x * Phi(x): exact with erf, or TF's tanh approximation; composed of math ops."""
+    """x * Phi(x): exact with erf, or TF's tanh approximation. In a graph, TF's composite
+    of math ops; eagerly (float32/float64 arrays) the one op `Gelu` computing the same
+    values in place (ops/nn/gelu_ops.py)."""
     if isinstance(features, str):  # TF checks the dtype in Python: a ValueError
         raise ValueError(f"gelu: features must be a floating tensor, got {features!r}")
     x = convert_to_tensor(features)
     if not x.dtype.is_floating:
         raise ValueError(f"gelu: features must be a floating tensor, got {x.dtype.name}")
+    approximate = bool(approximate)
+    if type(x) is EagerTensor and x.array.ndim and x.array.dtype.kind == "f" and \
+            x.array.dtype.itemsize >= 4:
+        return apply_op(GELU, (x,), {"approximate": approximate}, name)
     if approximate:
         cube = math_ops.pow(x, constant(3, x.dtype))
-        inner = 0.7978845608028654 * (x + 0.044715 * cube)
+        inner = TANH_SCALE * (x + CUBE_SCALE * cube)
         return math_ops.multiply(0.5 * x, 1.0 + math_ops.tanh(inner), name=name)
-    return math_ops.multiply(0.5 * x, 1.0 + special_math_ops.erf(x * 0.7071067811865476),
-                             name=name)
+    return math_ops.multiply(0.5 * x, 1.0 + special_math_ops.erf(x * ERF_SCALE), name=name)
 
 
 # -- l2_loss and bias_add ----------------------------------------------------------

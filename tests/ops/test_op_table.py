@@ -75,6 +75,9 @@ EXEMPT = {
        for op in ("IteratorArgumentGetNext", "IteratorArgumentGetNextAsOptional",
                   "IteratorArgumentOptionalGetValue")},
     "MirroredReplicaCall": "distribute/test_mirrored_in_function.py (against the eager run, TF)",
+    **{op: "ops/nn/test_gelu_op.py (eager only: graphs keep TF's composite, which the "
+           "nn.gelu rows cover; against TF 2.21 to second order, numerically, forward mode)"
+       for op in ("Gelu", "GeluGrad")},
     **{op: "ops/strings/test_string_ops.py (string inputs or outputs, never differentiable; "
            "eager, Session and dg.function)"
        for op in ("AsString", "ReduceJoin", "StaticRegexFullMatch", "StringCase", "StringFormat",
