@@ -18,7 +18,7 @@ import numpy as np
 from ...framework.op_def import declare_op
 from ..math.math_ops import POW
 from ..math.special_math_ops import ERF
-from ..shape_rules import elementwise_unary
+from ..shape_rules import broadcast_binary, elementwise_unary
 
 # The composite's constants, as tf.nn.gelu writes them.
 TANH_SCALE = 0.7978845608028654       # sqrt(2 / pi)
@@ -79,7 +79,10 @@ def _gelu_grad_kernel(dy: np.ndarray, x: np.ndarray, *, approximate: bool) -> np
             density *= kind(INV_SQRT_2PI)
             density *= x
             out += density
-        out *= dy
+        if dy.shape == out.shape:
+            out *= dy
+        else:   # broadcasting (pfor batches dy, not x): a new array
+            out = np.multiply(out, dy)
     return out
 
 
@@ -92,7 +95,6 @@ def _own(array: np.ndarray) -> np.ndarray:
 
 GELU = declare_op("Gelu", _gelu_kernel, elementwise_unary(), input_kinds="f",
                   grad_inputs=(0,), attr_defaults={"approximate": False})
-GELU_GRAD = declare_op("GeluGrad", _gelu_grad_kernel,
-                       lambda inputs, attrs: [(inputs[1].dtype, inputs[1].shape)],
+GELU_GRAD = declare_op("GeluGrad", _gelu_grad_kernel, broadcast_binary,
                        input_kinds="f", grad_inputs=(0, 1), same_dtype=slice(None),
                        attr_defaults={"approximate": False})

@@ -2,6 +2,8 @@
 gradients and second derivatives recorded with TF 2.21 (nested GradientTapes)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -105,3 +107,29 @@ def test_gelu_keeps_nan_and_infinities():
 def test_gelu_of_an_integer_tensor_is_a_value_error():
     with pytest.raises(ValueError, match="gelu"):
         dg.nn.gelu(dg.constant([1, 2]))
+
+
+@pytest.mark.parametrize("approximate", [True, False])
+def test_jacobian_and_hessian_through_eager_gelu_are_vectorised_and_exact(approximate, caplog):
+    v = np.linspace(-2.0, 2.0, 5)
+    x = dg.constant(v)
+    with dg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = dg.nn.gelu(x, approximate=approximate)
+        total = dg.reduce_sum(y)
+    with caplog.at_level("WARNING"):
+        jacobian = tape.jacobian(y, x).numpy()      # pfor over GeluGrad
+        hessian = np.diag(tape.hessian(total, x).numpy())
+    assert "using a loop" not in caplog.text      # Gelu and GeluGrad batch elementwise
+    if approximate:
+        c, a = np.sqrt(2 / np.pi), 0.044715
+        t = np.tanh(c * (v + a * v ** 3))
+        s, slope = 1 - t * t, c * (1 + 3 * a * v * v)
+        first = 0.5 * (1 + t) + 0.5 * v * s * slope
+        second = s * slope - v * t * s * slope ** 2 + 0.5 * v * s * 6 * a * c * v
+    else:
+        density = np.exp(-v * v / 2) / np.sqrt(2 * np.pi)
+        first = 0.5 * (1 + np.array([math.erf(u / np.sqrt(2)) for u in v])) + v * density
+        second = density * (2 - v * v)
+    np.testing.assert_allclose(jacobian, np.diag(first), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(hessian, second, rtol=1e-12, atol=1e-14)
