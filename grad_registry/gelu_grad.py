@@ -9,6 +9,7 @@ from ..ops.math import math_ops, special_math_ops
 from ..ops.dispatch import apply_op
 from ..ops.nn.gelu_ops import (CUBE_SCALE, ERF_SCALE, GELU, GELU_GRAD, INV_SQRT_2PI,
                                TANH_SCALE)
+from .broadcast import unbroadcast
 from .registry import RegisterGradient
 
 
@@ -24,7 +25,7 @@ def _gelu_grad_grad(op, grad):
     """GeluGrad(dy, x) = dy * gelu'(x): d/d dy = grad * gelu'(x), d/dx = grad * dy * gelu''(x)."""
     dy, x = op.inputs
     first, second = _derivatives(x, op.get_attr("approximate"))
-    return grad * first, grad * dy * second
+    return unbroadcast(grad * first, dy), unbroadcast(grad * dy * second, x)
 
 
 def _derivatives(x: Any, approximate: bool) -> tuple:

@@ -133,3 +133,17 @@ def test_jacobian_and_hessian_through_eager_gelu_are_vectorised_and_exact(approx
         second = density * (2 - v * v)
     np.testing.assert_allclose(jacobian, np.diag(first), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(hessian, second, rtol=1e-12, atol=1e-14)
+
+
+def test_gelu_grad_broadcasts_and_its_gradients_take_the_inputs_shapes():
+    from duograd.ops.dispatch import apply_op
+    from duograd.ops.nn.gelu_ops import GELU_GRAD
+    rng = np.random.default_rng(7)
+    dy, x = rng.standard_normal((3, 4)), rng.standard_normal(4)
+
+    def f(a, b):
+        return apply_op(GELU_GRAD, (a, b), {"approximate": True})
+    theoretical, numerical = dg.test.compute_gradient(f, [dy, x])
+    assert [t.shape for t in theoretical] == [(12, 12), (12, 4)]
+    for t, n in zip(theoretical, numerical):
+        np.testing.assert_allclose(t, n, rtol=1e-6, atol=1e-8)
