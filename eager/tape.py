@@ -45,7 +45,6 @@ from .op_cache import op_cache
 _NO_SKIP: frozenset = frozenset()
 _SKIP_FIRST: frozenset = frozenset([0])
 _SKIP_SECOND: frozenset = frozenset([1])
-_SKIP_SETS: Dict[tuple, frozenset] = {}   # interned skip sets of ops with 3+ inputs
 _NO_ATTRS: dict = {}
 _DIFFERENTIABLE_KINDS = "fc"
 _allocate = object.__new__   # a record without its __init__ frame (the hot path)
@@ -101,18 +100,8 @@ def _kept(tensors: Sequence[Any], keep: Any) -> tuple:
     if keep is None:
         return tuple(tensors)
     if not keep:
-        return tuple([(t.array.shape, t.array.dtype) if type(t) is EagerTensor
-                      else _lazy_spec(t) for t in tensors])
-    return tuple([t if i in keep else (t.array.shape, t.array.dtype)
-                  if type(t) is EagerTensor else _lazy_spec(t) for i, t in enumerate(tensors)])
-
-
-def _skip_set(missing: tuple) -> frozenset:
-    """The skip set of the unwatched input indices `missing`, one object per set."""
-    skip = _SKIP_SETS.get(missing)
-    if skip is None:
-        skip = _SKIP_SETS[missing] = frozenset(missing) if missing else _NO_SKIP
-    return skip
+        return tuple([_lazy_spec(t) for t in tensors])
+    return tuple([t if i in keep else _lazy_spec(t) for i, t in enumerate(tensors)])
 
 
 def _is_differentiable(tensor: Any) -> bool:
@@ -336,32 +325,22 @@ class Tape:
             else:
                 return
         else:
-            missing = tuple([i for i, tid in enumerate(input_ids)
-                             if tid not in producers and tid not in watched])
+            missing = [i for i, tid in enumerate(input_ids)
+                       if tid not in producers and tid not in watched]
             if len(missing) == len(input_ids):
                 return
-            skip = _skip_set(missing)
+            skip = frozenset(missing) if missing else _NO_SKIP
         if not outputs:
             return
         output_ids = tuple([t.tensor_id for t in outputs])
         for tid in output_ids:
             if tid in producers:  # a tensor recorded twice: keep the tensors mode only
                 self.in_order = False
-        record = _allocate(OpRecord)   # its fields set here: no __init__ frame
-        record.op_def = op_def
-        record.gradient_name = gradient_name
-        record.attrs = attrs
-        record.input_ids = input_ids
-        record.output_ids = output_ids
-        record.inputs = _kept(inputs, op_def.inputs_read_by_gradient(skip))
-        record.outputs = _kept(outputs, op_def.grad_outputs)
-        record.skip = skip
+        record = OpRecord(op_def, gradient_name, attrs, input_ids, output_ids,
+                          _kept(inputs, op_def.inputs_read_by_gradient(skip)),
+                          _kept(outputs, op_def.grad_outputs), skip)
         for t in outputs:
-            if type(t) is EagerTensor:
-                kind = t.array.dtype.kind
-                if kind == "f" or kind == "c" or kind == "V" and _is_differentiable(t):
-                    producers[t.tensor_id] = record
-            elif _is_differentiable(t):
+            if _is_differentiable(t):
                 producers[t.tensor_id] = record
 
     def record_unary(self, op_def: Any, x: EagerTensor, out: EagerTensor) -> None:
