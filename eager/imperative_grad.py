@@ -95,18 +95,17 @@ def add_part(grads: Dict[int, Any], tid: int, g: Any) -> None:
             _add(old, g, old)  # refs: the dict, `old`, getrefcount's argument
         else:
             grads[tid] = old + g
-    elif type(old) is Parts:
-        old.append(g)
-        old.nbytes += _nbytes(g)
-        if old.nbytes >= MIN_AGGREGATE_BYTES:
-            grads[tid] = aggregate(list(old))
     elif isinstance(old, _generic):
         grads[tid] = old + g
     else:
-        parts = grads[tid] = Parts((old, g))
-        parts.nbytes = _nbytes(old) + _nbytes(g)
+        parts = old
+        if type(parts) is not Parts:   # a tensor's second part
+            parts = grads[tid] = Parts((old,))
+            parts.nbytes = _nbytes(old)
+        parts.append(g)
+        parts.nbytes += _nbytes(g)
         if parts.nbytes >= MIN_AGGREGATE_BYTES:
-            grads[tid] = aggregate([old, g])
+            grads[tid] = aggregate(list(parts))
 
 
 def total(value: Any) -> Any:

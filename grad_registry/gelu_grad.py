@@ -1,14 +1,13 @@
 """Gradients of the eager GELU ops (ops/nn/gelu_ops.py): `Gelu` by the fused
-`GeluGrad`, and `GeluGrad` itself by composite math ops, so that second-order
-gradients and forward mode (the double VJP) work through it."""
+`GeluGrad`, and `GeluGrad` by itself (in dy) and composite math ops (in x), so that
+higher-order gradients and forward mode (the double VJP) work through it."""
 from __future__ import annotations
 
 from typing import Any
 
-from ..ops.math import math_ops, special_math_ops
+from ..ops.math import math_ops
 from ..ops.dispatch import apply_op
-from ..ops.nn.gelu_ops import (CUBE_SCALE, ERF_SCALE, GELU, GELU_GRAD, INV_SQRT_2PI,
-                               TANH_SCALE)
+from ..ops.nn.gelu_ops import CUBE_SCALE, GELU, GELU_GRAD, INV_SQRT_2PI, TANH_SCALE
 from .broadcast import unbroadcast
 from .registry import RegisterGradient
 
@@ -22,27 +21,24 @@ def _gelu_grad(op, grad):
 
 @RegisterGradient(GELU_GRAD.type)
 def _gelu_grad_grad(op, grad):
-    """GeluGrad(dy, x) = dy * gelu'(x): d/d dy = grad * gelu'(x), d/dx = grad * dy * gelu''(x)."""
+    """GeluGrad(dy, x) = dy * gelu'(x): d/d dy = GeluGrad(grad, x), d/dx = grad * dy * gelu''(x)."""
     dy, x = op.inputs
-    first, second = _derivatives(x, op.get_attr("approximate"))
-    return unbroadcast(grad * first, dy), unbroadcast(grad * dy * second, x)
+    approximate = op.get_attr("approximate")
+    d_dy = apply_op(GELU_GRAD, (grad, x), {"approximate": approximate})
+    return unbroadcast(d_dy, dy), unbroadcast(grad * dy * _second_derivative(x, approximate), x)
 
 
-def _derivatives(x: Any, approximate: bool) -> tuple:
-    """gelu'(x) and gelu''(x) as math ops.
+def _second_derivative(x: Any, approximate: bool) -> Any:
+    """gelu''(x) as math ops (gelu' itself is the GeluGrad kernel).
 
-    tanh form, u = c (x + a x^3), t = tanh(u), s = 1 - t^2, u' = c (1 + 3 a x^2):
-    gelu' = (1 + t) / 2 + x s u' / 2, gelu'' = s u' - x t s u'^2 + x s u'' / 2,
-    u'' = 6 a c x. erf form: gelu' = Phi(x) + x phi(x), gelu'' = phi(x) (2 - x^2)."""
+    tanh form, u = c (x + a x^3), t = tanh(u), s = 1 - t^2, u' = c (1 + 3 a x^2),
+    u'' = 6 a c x: gelu'' = s u' - x t s u'^2 + x s u'' / 2.
+    erf form: gelu'' = phi(x) (2 - x^2)."""
     if approximate:
         square = x * x
         t = math_ops.tanh(TANH_SCALE * (x + CUBE_SCALE * square * x))
         s = 1.0 - t * t
         slope = TANH_SCALE * (1.0 + 3.0 * CUBE_SCALE * square)
-        first = 0.5 * (1.0 + t) + 0.5 * x * s * slope
-        second = s * slope - x * t * s * slope * slope + 0.5 * x * s * (
+        return s * slope - x * t * s * slope * slope + 0.5 * x * s * (
             6.0 * CUBE_SCALE * TANH_SCALE * x)
-        return first, second
-    density = INV_SQRT_2PI * math_ops.exp(-0.5 * x * x)
-    cdf = 0.5 * (1.0 + special_math_ops.erf(x * ERF_SCALE))
-    return cdf + x * density, density * (2.0 - x * x)
+    return INV_SQRT_2PI * math_ops.exp(-0.5 * x * x) * (2.0 - x * x)

@@ -33,7 +33,6 @@ from ..tensor_util import constant_value, shape_from_tensor
 _state = context.state
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-_SHRINK_FIRST = dict.fromkeys(MASKS, 0) | {"shrink_axis_mask": 1}   # x[int]'s attrs
 
 
 # -- spec expansion (shared by kernels and shape rules) ---------------------
@@ -177,15 +176,22 @@ STRIDED_SLICE_GRAD = declare_op("StridedSliceGrad", _strided_slice_grad_kernel,
                                 _strided_slice_grad_infer, grad_inputs=(1, 2, 3))
 
 
+def _only_ints(values: Sequence[Any]) -> bool:
+    for v in values:   # (a loop: a generator's frame costs more on x[t]'s one value)
+        if type(v) is not int:
+            return False
+    return True
+
+
 def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
-    if values and all(type(v) is int for v in values):
+    if values and _only_ints(values):
         # Python ints only (x[t] with an int t): the same checks, by min and max
         low, high = min(values), max(values)
         if low < -2**63 or high >= 2**63:
             raise ValueError("Can't convert Python sequence with out-of-range integer to "
                              "Tensor.")
-        if dtype == dtypes.int32 and (low < -2**31 or high >= 2**31):
+        if dtype is dtypes.int32 and (low < -2**31 or high >= 2**31):
             dtype = dtypes.int64   # TF converts such a list to an int64 tensor
         array = np.array(values, dtype=dtype.as_numpy_dtype)
         return EagerTensor(array) if _state.graph is None else constant(array)
@@ -310,9 +316,6 @@ def _bound(value: Any) -> Any:
                     f"got {value!r}")
 
 
-_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
-
-
 def _is_bool_mask(key: Any) -> bool:
     """A bool, a bool array or a bool tensor: TF indexes with it as a boolean mask."""
     if isinstance(key, (bool, np.bool_)):
@@ -324,15 +327,9 @@ def _is_bool_mask(key: Any) -> bool:
 
 def getitem(tensor: Any, key: Any):
     """`tensor[key]` with ints, slices, `...`, None and scalar int tensors (TF semantics)."""
-    if type(key) is int and type(tensor) is EagerTensor and _INT32_MIN <= key < _INT32_MAX:
-        # x[t] in an eager loop: the same StridedSlice, its index vectors built directly
-        return apply_op(STRIDED_SLICE, (tensor, EagerTensor(np.array([key], np.int32)),
-                                        EagerTensor(np.array([key + 1], np.int32)),
-                                        EagerTensor(np.ones(1, np.int32))),
-                        dict(_SHRINK_FIRST), "strided_slice")
-    if _is_bool_mask(key):  # as TF: a boolean mask (a scalar one raises ValueError)
-        return boolean_mask(tensor, key)
     if not isinstance(key, tuple):
+        if type(key) is not int and _is_bool_mask(key):
+            return boolean_mask(tensor, key)   # as TF (a scalar mask raises ValueError)
         key = (key,)
     begin, end, strides = [], [], []
     masks = dict.fromkeys(MASKS, 0)

@@ -104,8 +104,8 @@ def gelu(features: Any, approximate: bool = False, name: Optional[str] = None):
     if not x.dtype.is_floating:
         raise ValueError(f"gelu: features must be a floating tensor, got {x.dtype.name}")
     approximate = bool(approximate)
-    if type(x) is EagerTensor and x.array.ndim and x.array.dtype.kind == "f" and \
-            x.array.dtype.itemsize >= 4:
+    if _state.graph is None and type(x) is EagerTensor and x.array.ndim and \
+            x.array.dtype.kind == "f" and x.array.dtype.itemsize >= 4:
         return apply_op(GELU, (x,), {"approximate": approximate}, name)
     if approximate:
         cube = math_ops.pow(x, constant(3, x.dtype))
