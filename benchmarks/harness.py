@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import resource
 import signal
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -59,6 +60,12 @@ class Row:
     cpu_samples: List[float] = field(default_factory=list)
     floor_cpu_samples: List[float] = field(default_factory=list)
     cpu_ratio: Optional[float] = None
+    # Minor page faults per call (the step's and the floor's): glibc hands large
+    # arrays fresh pages (mmap, or a heap top trimmed after the last step), each
+    # faulted in on first touch; how often depends on the allocator's dynamic
+    # thresholds, i.e. on what the process freed before (see models.md).
+    faults: List[int] = field(default_factory=list)
+    floor_faults: List[int] = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -105,45 +112,82 @@ def measure(step: Callable[[], Any], repeats: int, budget: float, warmup: int = 
 SETTLE_SECONDS = 0.02
 
 
+def _faults_counter(cpu_clock: Callable[[], float]) -> Callable[[], int]:
+    """Minor page faults so far, counted as `cpu_clock` counts CPU: the calling
+    thread's (the process's where the platform has no per-thread count), or every
+    thread's with time.process_time."""
+    who = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
+    if cpu_clock is time.process_time:
+        who = resource.RUSAGE_SELF
+    return lambda: resource.getrusage(who).ru_minflt
+
+
+@dataclass
+class Paired:
+    """What measure_paired measured, one entry per call of each."""
+    times: List[float]
+    floor_times: List[float]
+    cpu: List[float]
+    floor_cpu: List[float]
+    faults: List[int]
+    floor_faults: List[int]
+
+
 def measure_paired(step: Callable[[], Any], floor: Callable[[], Any], repeats: int,
                    budget: float, min_repeats: int = 3,
-                   cpu_clock: Callable[[], float] = time.thread_time
-                   ) -> Tuple[List[float], List[float], List[float], List[float]]:
-    """Alternating calls of `step` and `floor`, so that both see the same machine noise:
-    (step wall times, floor wall times, step CPU times, floor CPU times). The CPU
-    clock is the calling thread's by default; time.process_time counts every thread
-    (TensorFlow and XLA run their kernels on threads of their own), and then each
-    step's CPU includes what its threads do in the SETTLE_SECONDS after it returns."""
+                   cpu_clock: Callable[[], float] = time.thread_time) -> Paired:
+    """Alternating calls of `step` and `floor`, so that both see the same machine noise
+    (and the same state of the allocator): wall times, CPU times and minor page faults
+    of each call. The CPU clock is the calling thread's by default; time.process_time
+    counts every thread (TensorFlow and XLA run their kernels on threads of their own),
+    and then each step's CPU includes what its threads do in the SETTLE_SECONDS after
+    it returns."""
     settle = SETTLE_SECONDS if cpu_clock is time.process_time else 0.0
+    minor_faults = _faults_counter(cpu_clock)
     gc.collect()
-    times: List[float] = []
-    floor_times: List[float] = []
-    cpu: List[float] = []
-    floor_cpu: List[float] = []
+    out = Paired([], [], [], [], [], [])
     clock = time.perf_counter
     start = clock()
     for _ in range(repeats):
+        f0 = minor_faults()
         c0 = cpu_clock()
         t0 = clock()
         floor()
         t1 = clock()
         c1 = cpu_clock()
+        f1 = minor_faults()
         step()
         t2 = clock()
         if settle:
             time.sleep(settle)
         c2 = cpu_clock()
-        floor_times.append(t1 - t0)
-        times.append(t2 - t1)
-        floor_cpu.append(c1 - c0)
-        cpu.append(c2 - c1)
-        if len(times) >= min_repeats and clock() - start - settle * len(times) > budget:
+        f2 = minor_faults()
+        out.floor_times.append(t1 - t0)
+        out.times.append(t2 - t1)
+        out.floor_cpu.append(c1 - c0)
+        out.cpu.append(c2 - c1)
+        out.floor_faults.append(f1 - f0)
+        out.faults.append(f2 - f1)
+        if len(out.times) >= min_repeats and clock() - start - settle * len(out.times) > budget:
             break
-    return times, floor_times, cpu, floor_cpu
+    return out
 
 
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
+
+
+FAULTS_WORTH_A_NOTE = 50   # minor page faults per call (200 KiB of fresh pages)
+
+
+def faults_note(row: Row) -> str:
+    """'page faults per call N (floor M)' when either median is worth noting, else ''."""
+    if not row.faults:
+        return ""
+    mine, floor = median(row.faults), median(row.floor_faults)
+    if max(mine, floor) < FAULTS_WORTH_A_NOTE:
+        return ""
+    return f"page faults per call {mine:.0f} (floor {floor:.0f})"
 
 
 def as_arrays(result: Any) -> List[np.ndarray]:

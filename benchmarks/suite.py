@@ -21,7 +21,8 @@ import numpy as np
 
 from . import floor, memory, model_suite
 from .harness import (ATOL, RTOL, BenchTimeout, NotAvailable, Row, Variant, check,
-                      format_value, measure, measure_paired, median, table, time_limit)
+                      faults_note, format_value, measure, measure_paired, median, table,
+                      time_limit)
 from .pinning import pinned_core, single_threaded
 
 # workload -> (eager target, graph target) as (text, bound); W4 is us/op, W5 graph seconds.
@@ -126,14 +127,16 @@ def run_step(variant: Variant, data: dict, expected: Any, floor_fn: Callable[[],
                 row.status, row.note = "wrong result", error
                 return
             del result  # the checked first call was the warm-up
-            (row.samples, row.floor_samples, row.cpu_samples,
-             row.floor_cpu_samples) = measure_paired(
+            paired = measure_paired(
                 step, floor_fn, cfg.repeats[workload], cfg.budget[workload],
                 min_repeats=min(3, cfg.repeats[workload]), cpu_clock=cpu_clock)
+            row.samples, row.floor_samples = paired.times, paired.floor_times
+            row.cpu_samples, row.floor_cpu_samples = paired.cpu, paired.floor_cpu
+            row.faults, row.floor_faults = paired.faults, paired.floor_faults
         row.value = median(row.samples)
         row.cpu_ratio = median(row.cpu_samples) / median(row.floor_cpu_samples)
         extra = f"build {t1 - t0:.2f} s, first call {t2 - t1:.2f} s" if t2 - t0 > 0.5 else ""
-        row.note = "; ".join(p for p in (row.note, extra) if p)
+        row.note = "; ".join(p for p in (row.note, extra, faults_note(row)) if p)
     return _guarded(row, body)
 
 
