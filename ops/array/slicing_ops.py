@@ -32,6 +32,19 @@ from ..tensor_util import constant_value, shape_from_tensor
 
 _state = context.state
 
+
+class _IndexVectors(context.OwnedThreadState):
+    """This thread's eager index vectors of Python ints, {(dtype, *ints): tensor}:
+    `x[t]` in a loop builds begin, end and strides from the same few ints every
+    step, and an eager int tensor is immutable (its array is made read-only)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict = {}
+
+
+_index_vectors = context.owned_state(_IndexVectors)
+MAX_CACHED_INDEX_VECTORS = 4096
+
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
 
@@ -187,6 +200,11 @@ def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
     if values and _only_ints(values):
         # Python ints only (x[t] with an int t): the same checks, by min and max
+        if _state.graph is None:
+            key = (dtype, *values)
+            cached = _index_vectors.by_key.get(key)
+            if cached is not None:
+                return cached
         low, high = min(values), max(values)
         if low < -2**63 or high >= 2**63:
             raise ValueError("Can't convert Python sequence with out-of-range integer to "
@@ -194,7 +212,13 @@ def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
         if dtype is dtypes.int32 and (low < -2**31 or high >= 2**31):
             dtype = dtypes.int64   # TF converts such a list to an int64 tensor
         array = np.array(values, dtype=dtype.as_numpy_dtype)
-        return EagerTensor(array) if _state.graph is None else constant(array)
+        if _state.graph is not None:
+            return constant(array)
+        array.flags.writeable = False
+        vector = EagerTensor(array)
+        if len(_index_vectors.by_key) < MAX_CACHED_INDEX_VECTORS:
+            _index_vectors.by_key[key] = vector
+        return vector
     if not any(isinstance(v, Tensor) for v in values):
         ints = [int(v) for v in values if isinstance(v, (int, np.integer))]
         if any(not -2**63 <= v < 2**63 for v in ints):

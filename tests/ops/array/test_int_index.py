@@ -1,6 +1,9 @@
-"""`x[t]` with a Python int, eagerly (its own short path) and in a function: TF's
-StridedSlice with shrink_axis_mask 1, the same values, gradients and errors."""
+"""`x[t]` with a Python int, eagerly and in a function: TF's StridedSlice with
+shrink_axis_mask 1, the same values, gradients and errors. Eagerly, the begin, end
+and strides vectors of Python ints are converted once per thread and reused."""
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pytest
@@ -63,3 +66,41 @@ def test_a_bool_index_is_a_boolean_mask_as_in_tf():
     mask = np.array([True, False, True, False])
     np.testing.assert_array_equal(x[mask].numpy(), X[mask])
     np.testing.assert_array_equal(x[dg.constant(mask)].numpy(), X[mask])
+
+
+def test_a_loop_over_int_indices_reuses_nothing_it_should_not():
+    # three passes over the same indices (the second and third find their index
+    # vectors converted): each step's own values and the summed gradient
+    x = dg.constant(X)
+    for _ in range(3):
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            parts = [x[t] * float(t + 1) for t in range(4)]
+            y = dg.add_n([dg.reduce_sum(p) for p in parts])
+        for t, p in enumerate(parts):
+            np.testing.assert_array_equal(p.numpy(), X[t] * (t + 1))
+        expected = np.broadcast_to(np.arange(1, 5, dtype=np.float32)[:, None, None], X.shape)
+        np.testing.assert_array_equal(tape.gradient(y, x).numpy(), expected)
+
+
+def test_more_distinct_indices_than_are_kept_still_index_rightly():
+    n = 5000   # beyond the 4,096 vectors a thread keeps
+    x = dg.constant(np.arange(n, dtype=np.float64))
+    got = [float(x[t].numpy()) for t in range(n)] + [float(x[-t].numpy()) for t in range(1, n)]
+    assert got == [float(t) for t in range(n)] + [float(n - t) for t in range(1, n)]
+
+
+def test_each_thread_indexes_with_its_own_vectors():
+    x = dg.constant(X)
+    results = {}
+
+    def index(t):
+        results[t] = [x[t].numpy() for _ in range(3)]
+    threads = [threading.Thread(target=index, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for t in range(4):
+        for value in results[t]:
+            np.testing.assert_array_equal(value, X[t])
