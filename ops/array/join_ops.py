@@ -1,7 +1,8 @@
 """Joining and splitting: concat, stack, split, unstack. Gradients: join_grad.py."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import functools
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -230,14 +231,22 @@ def _split_kernel(x, *, num_split, axis):
         raise ValueError(f"Number of ways to split should evenly divide the split dimension, "
                          f"but got split_dim {axis} (size = {x.shape[axis]}) and "
                          f"num_split {num_split}")
-    # Views by basic slicing, as np.split returns, without its per-piece swapaxes.
     size = x.shape[axis] // num_split
-    index = [slice(None)] * x.ndim
-    pieces = []
-    for k in range(num_split):
-        index[axis] = slice(k * size, (k + 1) * size)
-        pieces.append(x[tuple(index)])
-    return pieces
+    return [x[index] for index in _piece_indices(x.ndim, axis, (size,) * num_split)]
+
+
+@functools.lru_cache(maxsize=256)
+def _piece_indices(ndim: int, axis: int, sizes: Tuple[int, ...]) -> Tuple[tuple, ...]:
+    """The basic index of each piece of a split into `sizes` along `axis`: views, as
+    np.split's, without its per-piece swapaxes. Memoised: an LSTM splits its gates
+    the same way every step."""
+    out, start = [], 0
+    for size in sizes:
+        index: list = [slice(None)] * ndim
+        index[axis] = slice(start, start + size)
+        out.append(tuple(index))
+        start += size
+    return tuple(out)
 
 
 def _split_infer(inputs, attrs):
@@ -254,37 +263,6 @@ def _split_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(dims)))] * num
 
 
-def _bind_split(op):
-    """A plan's Split (an LSTM's gates, every iteration): the pieces' basic indices are
-    built once per input shape (at most a few shapes per op), then just applied."""
-    if set(op.attrs) != {"num_split", "axis"}:
-        return None
-    num_split, axis = op.attrs["num_split"], op.attrs["axis"]
-    indices: dict = {}
-
-    def split_in_plan(x):
-        index = indices.get(x.shape)
-        if index is None:
-            pieces = _split_kernel(x, num_split=num_split, axis=axis)  # checks the shape
-            if len(indices) < 4:
-                indices[x.shape] = _piece_indices(x.ndim, axis, [p.shape[axis] for p in pieces])
-            return pieces
-        return [x[i] for i in index]
-    return split_in_plan
-
-
-def _piece_indices(ndim: int, axis: int, sizes: list) -> list:
-    """The basic index of each piece of a split into `sizes` along `axis`."""
-    out, start = [], 0
-    for size in sizes:
-        index = [slice(None)] * ndim
-        index[axis] = slice(start, start + size)
-        out.append(tuple(index))
-        start += size
-    return out
-
-
-_split_kernel.plan_bind = _bind_split  # type: ignore[attr-defined]
 SPLIT = declare_op("Split", _split_kernel, _split_infer, num_outputs=-1, grad_inputs=())
 
 
@@ -309,13 +287,7 @@ def _split_sizes(dim: int, sizes) -> list:
 
 def _split_v_kernel(x, size_splits, *, axis):
     sizes = _split_sizes(x.shape[axis], size_splits)
-    index = [slice(None)] * x.ndim
-    pieces, start = [], 0
-    for size in sizes:  # views, as np.split's, without its per-piece swapaxes
-        index[axis] = slice(start, start + size)
-        pieces.append(x[tuple(index)])
-        start += size
-    return pieces
+    return [x[index] for index in _piece_indices(x.ndim, axis, tuple(sizes))]
 
 
 def _split_v_infer(inputs, attrs):

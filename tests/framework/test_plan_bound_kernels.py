@@ -294,7 +294,7 @@ def test_tensor_array_unstack_and_permuted_scatter_in_a_function():
     np.testing.assert_array_equal(np.asarray(run(dg.constant(values))[0]), values)
 
 
-# -- Split with its piece indices built once per shape ------------------------------------------
+# -- Split with its piece indices memoised per shape ----------------------------------------------
 def test_split_in_a_plan_over_several_shapes_and_a_bad_one():
     run = dg.function(lambda v: dg.split(v, 4, axis=-1),
                       input_signature=[dg.TensorSpec([None, None], dg.float32)])
