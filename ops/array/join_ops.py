@@ -84,7 +84,7 @@ def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat"):
         _concat_axis(axis)
         return convert_to_tensor(values[0])
     tensors = [convert_to_tensor(v) for v in values]
-    rank = tensors[0].shape.rank
+    rank = tensors[0].ndim
     axis = _op_axis(axis, rank)
     if rank is not None and axis < 0:
         axis += rank
@@ -345,7 +345,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     the listed sizes (ints or scalar int tensors; one may be -1)."""
     value = convert_to_tensor(value)
     axis = int(axis)
-    rank = value.shape.rank
+    rank = value.ndim
     if rank is not None and axis < 0:
         axis += rank
     _check_splits(num_or_size_splits)

@@ -73,7 +73,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         a, transpose_a = conj(a), True
     if adjoint_b:
         b, transpose_b = conj(b), True
-    rank_a, rank_b = a.shape.rank, b.shape.rank
+    rank_a, rank_b = a.ndim, b.ndim   # (a fresh eager tensor builds no TensorShape)
     op_def = MATMUL if rank_a == 2 and rank_b == 2 else BATCH_MATMUL
     attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
     return apply_op(op_def, (a, b), attrs, name)
