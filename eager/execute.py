@@ -74,8 +74,9 @@ def dtype_error(op_def: Any, x: EagerTensor) -> InvalidArgumentError:
 # hand-written copy of the general path.
 #   RUN_KERNEL: the kernel call ({call}), its failures as TF's classes naming the op;
 #   ONE_OUTPUT: `out`, an EagerTensor of `result` built without its __init__ frame;
-#   RECORD: every tape and accumulator records the op; the fast forms call their
-#   tape's specialised recorder when one tape records (ON_ONE_TAPE).
+#   RECORD: every tape and accumulator records the op; when one tape records and
+#   nothing overrides a gradient, the frame calls that tape's recorder directly
+#   (ON_ONE_TAPE: the fast forms their specialised ones).
 RUN_KERNEL = """\
 try:
     result = {call}
@@ -98,7 +99,7 @@ if tapes or accumulators:
 ON_EVERY_TAPE = "record(op_def, {attrs}, {inputs}, {outputs})"
 ON_ONE_TAPE = """\
 if len(tapes) == 1 and not accumulators and not values["gradient_overrides"]:
-    tapes[0].{record_one}(op_def, {arguments}, out)
+    tapes[0].{record_one}(op_def, {arguments})
 else:
     """ + ON_EVERY_TAPE
 
@@ -227,11 +228,12 @@ def _generate() -> Dict[str, Any]:
     """The three frames, compiled once, at import."""
     sources = [
         _frame(GENERAL, 4, "kernel(*arrays, **attrs) if attrs else kernel(*arrays)",
-               "inputs", "outputs", "attrs", output_indent=8),
+               "inputs", "outputs", "attrs", "record", "op_def.type, attrs, inputs, outputs",
+               output_indent=8),
         _frame(UNARY, 20, "op_def.kernel(array)", "(x,)", "(out,)", "NO_ATTRS",
-               "record_unary", "x"),
+               "record_unary", "x, out"),
         _frame(BINARY, 20, "op_def.kernel(a, b)", "(x, y)", "(out,)", "NO_ATTRS",
-               "record_binary", "x, y"),
+               "record_binary", "x, y, out"),
     ]
     namespace: Dict[str, Any] = {
         "np": np, "EagerTensor": EagerTensor, "OpError": OpError,
