@@ -23,7 +23,8 @@ else):
 The op declaration keeps its last cell per watched-input pattern (its op
 cache's `keep_plans`: eager/op_cache.py), so a chain of like ops shares one
 signature object (no shape tuples per record) and the arrays mode finds the
-program on the cell without hashing anything.
+program on the cell without hashing anything; the cells it made before are kept
+by signature, so records alternating between signatures share theirs too.
 
 `entry_view` gives the `TapeEntry` a gradient function receives as `op`, built
 only when the general backward pass needs it. Records are stored in
@@ -235,10 +236,13 @@ def entry_view(record: TapeRecord) -> "TapeEntry":
 def _tape_plans(op_def: Any) -> list:
     """What the tape keeps of `op_def`, memoised in its op cache as `keep_plans`:
     [0] for one input: [the gradient reads input 0, it reads output 0, last cell,
-    output spec follows the inputs'];
+    output spec follows the inputs', cells];
     [1..3] for two inputs, both watched / only the second / only the first:
-    [skip set, reads input 0, reads input 1, reads output 0, last cell, follows].
-    The cells are replaced, never changed, when a record's signature differs.
+    [skip set, reads input 0, reads input 1, reads output 0, last cell, follows, cells].
+    The last cell is replaced, never changed, when a record's signature differs;
+    `cells` keeps every cell made by signature (`_cell_for`), so that an op whose
+    records alternate between signatures (an LSTM's bias add and state add) finds
+    its cell, and the adjoint program cached on it, again.
 
     "Follows": the kernel is a NumPy ufunc with one output, whose result shape
     (broadcasting) and dtype (the ufunc's loop, chosen by the input dtypes alone:
@@ -249,13 +253,27 @@ def _tape_plans(op_def: Any) -> list:
     kernel = op_def.kernel
     follows = type(kernel) is np.ufunc and kernel.nout == 1
     keep = op_def.inputs_read_by_gradient(_NO_SKIP)
-    plans: List[list] = [[keep is None or 0 in keep, keep_out, None, follows]]
+    plans: List[list] = [[keep is None or 0 in keep, keep_out, None, follows, {}]]
     for skip in (_NO_SKIP, _SKIP_FIRST, _SKIP_SECOND):
         keep = op_def.inputs_read_by_gradient(skip)
         plans.append([skip, keep is None or 0 in keep, keep is None or 1 in keep, keep_out,
-                      None, follows])
+                      None, follows, {}])
     op_cache(op_def).keep_plans = plans
     return plans
+
+
+MAX_CELLS_PER_PLAN = 64
+
+
+def _cell_for(cells: dict, signature: tuple) -> list:
+    """The cell of `signature` among a plan's `cells`, made (and kept, up to
+    MAX_CELLS_PER_PLAN) when there is none."""
+    cell = cells.get(signature)
+    if cell is None:
+        cell = [signature, None]
+        if len(cells) < MAX_CELLS_PER_PLAN:
+            cells[signature] = cell
+    return cell
 
 
 class Tape:
@@ -352,7 +370,7 @@ class Tape:
             return
         value = x.array
         plan = ((op_def.eager_cache or op_cache(op_def)).keep_plans or _tape_plans(op_def))[0]
-        keep_x, keep_out, cell, follows = plan
+        keep_x, keep_out, cell, follows, cells = plan
         # The op's last signature, compared unbuilt (the output's only when it does not
         # follow from the input's); a new cell tests the dtype kind (a cell's output
         # dtype is differentiable).
@@ -361,7 +379,8 @@ class Tape:
             array = out.array
             if numpy_kind(array.dtype) not in _DIFFERENTIABLE_KINDS:
                 return
-            cell = plan[2] = [(value.shape, value.dtype, array.shape, array.dtype), None]
+            cell = plan[2] = _cell_for(cells, (value.shape, value.dtype, array.shape,
+                                                array.dtype))
         oid = out.tensor_id
         record = _allocate(UnaryRecord)   # its fields set here: no __init__ frame
         record.op_def = op_def
@@ -389,15 +408,15 @@ class Tape:
         b = y.array
         plan = ((op_def.eager_cache or op_cache(op_def)).keep_plans or
                 _tape_plans(op_def))[which]
-        skip, keep_x, keep_y, keep_out, cell, follows = plan
+        skip, keep_x, keep_y, keep_out, cell, follows, cells = plan
         if cell is None or a.shape != (sig := cell[0])[1] or a.dtype is not sig[2] or \
                 b.shape != sig[3] or b.dtype is not sig[4] or not follows and (
                     out.array.shape != sig[5] or out.array.dtype is not sig[6]):
             array = out.array  # as in record_unary
             if numpy_kind(array.dtype) not in _DIFFERENTIABLE_KINDS:
                 return
-            cell = plan[4] = [(skip, a.shape, a.dtype, b.shape, b.dtype, array.shape,
-                               array.dtype), None]
+            cell = plan[4] = _cell_for(cells, (skip, a.shape, a.dtype, b.shape, b.dtype,
+                                               array.shape, array.dtype))
         oid = out.tensor_id
         record = _allocate(BinaryRecord)   # as in record_unary
         record.op_def = op_def

@@ -95,6 +95,8 @@ def _op_axis(axis: Any, rank: Optional[int]) -> int:
     """ConcatV2's axis input (two values or more): a string or a non-integer tensor is
     the op's dtype error, a non-scalar tensor or an axis out of range its shape error
     (eagerly InvalidArgumentError; building a graph TypeError and ValueError)."""
+    if type(axis) is int and rank is not None and -rank <= axis < max(rank, 1):
+        return axis   # an in-range Python int, as nearly every call passes
     if isinstance(axis, str) or isinstance(axis, Tensor) and not axis.dtype.is_integer:
         raise mode_error(f"ConcatV2: axis must be int32, got {axis!r}", TypeError)
     if isinstance(axis, Tensor) and axis.shape.rank not in (0, None):

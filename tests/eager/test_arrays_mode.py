@@ -464,3 +464,36 @@ def test_threads_recording_other_shapes_and_dtypes_share_op_cells_safely(arrays_
         thread.join()
     assert failures == []
     assert len(arrays_calls) == 160 and all(r is not None for r in arrays_calls)
+
+
+def test_records_alternating_between_signatures_find_their_cells_again():
+    """An op whose records alternate between two signatures (an LSTM step's bias add
+    and state add) shares one cell per signature, not a new cell per record; the
+    gradients are those of each record."""
+    x = dg.constant(np.ones((4, 3)))
+    bias = dg.constant(np.arange(3.0))
+    state = dg.constant(np.full((4, 3), 2.0))
+    tape = Tape()
+    for value in (x, bias, state):
+        tape.watch_id(value.tensor_id)
+    h, bias_sums, state_sums = x, [], []
+    for _ in range(3):
+        for addend, sums in ((bias, bias_sums), (state, state_sums)):
+            out = h + addend
+            tape.record_binary(math_ops.ADD, h, addend, out)
+            sums.append(tape.producers[out.tensor_id])
+            h = out
+    assert bias_sums[0].cell is bias_sums[1].cell is bias_sums[2].cell
+    assert state_sums[0].cell is state_sums[1].cell is state_sums[2].cell
+    assert bias_sums[0].cell is not state_sums[0].cell
+    with dg.GradientTape() as recorded:
+        recorded.watch([x, bias, state])
+        h = x
+        for _ in range(3):
+            h = (h + bias) + state
+        loss = dg.reduce_sum(h * h)
+    gx, gb, gs = recorded.gradient(loss, [x, bias, state])
+    final = np.ones((4, 3)) + 3 * np.arange(3.0) + 6.0
+    np.testing.assert_allclose(gx.numpy(), 2 * final)
+    np.testing.assert_allclose(gb.numpy(), 3 * (2 * final).sum(axis=0))
+    np.testing.assert_allclose(gs.numpy(), 3 * 2 * final)
