@@ -7,10 +7,11 @@ so that both sides see the same machine noise.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import floor_models as fm
-from .harness import Row, median
+from .harness import Row, Variant, measure_paired, median, time_limit
 
 # workload -> (title, data factory, floor(data) -> (loss, grads), (rtol, atol))
 F32 = (1e-3, 2e-5)
@@ -93,3 +94,35 @@ def judge_against_peers(workload: str, rows: List[Row]) -> None:
             ratio = mine / theirs
             row.met = ratio <= bound
             row.note = "; ".join(p for p in (row.note, f"{ratio:.2f}x {peer_name} (CPU)") if p)
+
+
+def interleave_with_peers(workload: str, variants: Sequence[Variant], data: dict,
+                          rows: List[Row], repeats: int, budget: float,
+                          limit: float) -> None:
+    """Adds to each judged duograd row its CPU ratio to its peer timed alternately
+    with it, no floor call between: the issue's "CPU-time ratio" measured directly,
+    beside the floor-normalised one that judges the row (the floor reads differently
+    beside different rows of one run: models.md). The peer takes measure_paired's
+    step place, so that what its threads do after a call is charged to it."""
+    by_name = {v.name: v for v in variants}
+    ok = {r.variant for r in rows if r.status == "ok"}
+    for row in rows:
+        if not row.variant.startswith("dg ") or row.variant not in ok:
+            continue
+        for kind, peer_name, _ in PEER_TARGETS.get(workload, []):
+            if kind != _kind(row.variant) or peer_name not in ok:
+                continue
+            try:
+                with time_limit(limit):
+                    mine = by_name[row.variant].fn(data)
+                    theirs = by_name[peer_name].fn(data)
+                    mine(), theirs()   # traced and warm
+                    paired = measure_paired(theirs, mine, repeats, budget,
+                                            min_repeats=min(3, repeats),
+                                            cpu_clock=time.process_time)
+            except Exception as error:  # noqa: BLE001 - a note, never a failed suite
+                text = f"not interleaved with {peer_name}: {type(error).__name__}"
+            else:
+                ratio = median(paired.floor_cpu) / median(paired.cpu)
+                text = f"interleaved with {peer_name}: {ratio:.2f}x (CPU)"
+            row.note = "; ".join(p for p in (row.note, text) if p)

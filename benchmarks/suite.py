@@ -294,6 +294,9 @@ def run_timed_workload(workload: str, variants: List[Variant], data: dict,
     say(_line(head))
     if workload not in TARGETS:
         model_suite.judge_against_peers(workload, rows)
+        model_suite.interleave_with_peers(workload, variants, data, rows,
+                                          cfg.repeats[workload], cfg.budget[workload],
+                                          cfg.limit[workload])
         for row in rows:
             if row.target:
                 say(f"  {row.workload:9s} {row.variant:44s} {row.target}: {row.note}")
