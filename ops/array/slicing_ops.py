@@ -200,7 +200,8 @@ def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
     if values and _only_ints(values):
         # Python ints only (x[t] with an int t): the same checks, by min and max
-        if _state.graph is None:
+        eager = _state.graph is None
+        if eager:
             key = (dtype, *values)
             cached = _index_vectors.by_key.get(key)
             if cached is not None:
@@ -212,7 +213,7 @@ def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
         if dtype is dtypes.int32 and (low < -2**31 or high >= 2**31):
             dtype = dtypes.int64   # TF converts such a list to an int64 tensor
         array = np.array(values, dtype=dtype.as_numpy_dtype)
-        if _state.graph is not None:
+        if not eager:
             return constant(array)
         array.flags.writeable = False
         vector = EagerTensor(array)
