@@ -86,28 +86,16 @@ class TapeEntry:
         return f"<TapeEntry {self.type} in={self.input_ids} out={self.output_ids}>"
 
 
-def _lazy_spec(tensor: Any) -> Any:
-    """What a dropped tensor is remembered by: (shape, dtype) of an eager value; a
-    graph tensor (a tape inside a graph) is kept itself, so that a gradient can still
-    ask for its dynamic shape (it holds no value alive)."""
-    if type(tensor) is EagerTensor:
-        array = tensor.array
-        return (array.shape, array.dtype)
-    return tensor
-
-
 def _kept(tensors: Sequence[Any], keep: Any) -> tuple:
-    """`tensors` with those not in `keep` (None: all kept) reduced to lazy specs."""
+    """`tensors` with those not in `keep` (None: all kept) reduced to what a dropped
+    tensor is remembered by: (shape, dtype) of an eager value. A graph tensor (a tape
+    inside a graph) is kept itself, so that a gradient can still ask for its dynamic
+    shape (it holds no value alive). Inline, without a frame per tensor: a general
+    op's record runs it on every input and output."""
     if keep is None:
         return tuple(tensors)
-    if not keep:
-        return tuple([_lazy_spec(t) for t in tensors])
-    return tuple([t if i in keep else _lazy_spec(t) for i, t in enumerate(tensors)])
-
-
-def _is_differentiable(tensor: Any) -> bool:
-    kind = numpy_kind(tensor.array.dtype) if type(tensor) is EagerTensor else tensor.dtype.kind
-    return kind == "f" or kind == "c"
+    return tuple([t if i in keep or type(t) is not EagerTensor else (t.array.shape, t.array.dtype)
+                  for i, t in enumerate(tensors)])
 
 
 def _as_spec(value: Any) -> Any:
@@ -318,8 +306,8 @@ class Tape:
         if inner_id in self.producers:
             self.in_order = False
         self.producers[inner_id] = OpRecord(identity_def, identity_def.type, {}, (outer_id,),
-                                            (inner_id,), (_lazy_spec(outer),),
-                                            (_lazy_spec(inner),), _NO_SKIP)
+                                            (inner_id,), _kept((outer,), _NO_SKIP),
+                                            _kept((inner,), _NO_SKIP), _NO_SKIP)
         self.watched.add(inner_id)
 
     def record(self, op_def: Any, gradient_name: str, attrs: dict, inputs: Sequence[Any],
@@ -350,16 +338,17 @@ class Tape:
             skip = frozenset(missing) if missing else _NO_SKIP
         if not outputs:
             return
-        output_ids = tuple([t.tensor_id for t in outputs])
-        for tid in output_ids:
-            if tid in producers:  # a tensor recorded twice: keep the tensors mode only
-                self.in_order = False
-        record = OpRecord(op_def, gradient_name, attrs, input_ids, output_ids,
+        record = OpRecord(op_def, gradient_name, attrs, input_ids,
+                          tuple([t.tensor_id for t in outputs]),
                           _kept(inputs, op_def.inputs_read_by_gradient(skip)),
                           _kept(outputs, op_def.grad_outputs), skip)
-        for t in outputs:
-            if _is_differentiable(t):
-                producers[t.tensor_id] = record
+        for t in outputs:   # the differentiable outputs become watched
+            kind = numpy_kind(t.array.dtype) if type(t) is EagerTensor else t.dtype.kind
+            if kind == "f" or kind == "c":
+                tid = t.tensor_id
+                if tid in producers:   # recorded twice: keep the tensors mode only
+                    self.in_order = False
+                producers[tid] = record
 
     def record_unary(self, op_def: Any, x: EagerTensor, out: EagerTensor) -> None:
         """`record` for a one-input, one-output eager op without attrs (the hot path);

@@ -111,7 +111,7 @@ def numpy_index(shape: Sequence[int], begin, end, strides, attrs: dict) -> tuple
                 raise ValueError(f"strides[{i}] must be non-zero")
             bit = 1 << i
             index.append(builtins.slice(None if attrs["begin_mask"] & bit else int(begin[i]),
-                               None if attrs["end_mask"] & bit else int(end[i]), step))
+                                        None if attrs["end_mask"] & bit else int(end[i]), step))
     return tuple(index)
 
 
@@ -357,38 +357,49 @@ def getitem(tensor: Any, key: Any):
             return boolean_mask(tensor, key)   # as TF (a scalar mask raises ValueError)
         key = (key,)
     begin, end, strides = [], [], []
-    masks = dict.fromkeys(MASKS, 0)
+    begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
+    tensor_indices = False   # a scalar int tensor among them: its dtype may be int64
     for i, k in enumerate(key):
         bit = 1 << i
-        if isinstance(k, builtins.slice):
+        if type(k) is int:   # first: x[t] in a loop
+            begin.append(k)
+            end.append(k + 1)
+            strides.append(1)
+            shrink_axis_mask |= bit
+        elif isinstance(k, builtins.slice):
             start, stop, step = _bound(k.start), _bound(k.stop), _bound(k.step)
             begin.append(0 if start is None else start)
             end.append(0 if stop is None else stop)
             strides.append(1 if step is None else step)
-            masks["begin_mask"] |= bit if start is None else 0
-            masks["end_mask"] |= bit if stop is None else 0
+            begin_mask |= bit if start is None else 0
+            end_mask |= bit if stop is None else 0
+            tensor_indices = tensor_indices or isinstance(start, Tensor) or \
+                isinstance(stop, Tensor) or isinstance(step, Tensor)
         elif k is Ellipsis:
             begin.append(0)
             end.append(0)
             strides.append(1)
-            masks["ellipsis_mask"] |= bit
+            ellipsis_mask |= bit
         elif k is None:
             begin.append(0)
             end.append(0)
             strides.append(1)
-            masks["new_axis_mask"] |= bit
+            new_axis_mask |= bit
         elif _is_int_index(k):
             begin.append(k)
             end.append(k + 1)
             strides.append(1)
-            masks["shrink_axis_mask"] |= bit
+            shrink_axis_mask |= bit
+            tensor_indices = tensor_indices or isinstance(k, Tensor)
         else:
             raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), dg.newaxis "
                             f"(`None`) and scalar int32/int64 tensors are valid indices, "
                             f"got {k!r}")
     if not begin:
         return strided_slice(tensor, [0], [0], [1], ellipsis_mask=1, name="strided_slice")
-    dtype = _index_dtype(begin + end + strides)
+    dtype = _index_dtype(begin + end + strides) if tensor_indices else dtypes.int32
+    masks = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+             "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
     return apply_op(STRIDED_SLICE, (convert_to_tensor(tensor), _index_vector(begin, dtype),
                                     _index_vector(end, dtype), _index_vector(strides, dtype)),
                     masks, "strided_slice")

@@ -175,18 +175,18 @@ def _sigmoid(x):
 
 
 def _sigmoid_float32(x):
-    """float32: 1 / (1 + exp(-x)) in float64, rounded once. Closer to TF's float32
+    """float32: e / (1 + e), e = exp(x), in float64, rounded once. Closer to TF's float32
     kernel than the float32 formulas (measured on 300k points: 49% of the results
     bit-equal to TF 2.21's in |x| < 9 against 40% for the stable form, at most 6 ulp
-    apart against 7) in four ufunc calls against seven (~2x faster on an LSTM's
-    16x32 gates). -x is capped at 700 so that exp stays finite: the result there
-    is 0 in float32 either way (TF gives 0 below -87.3)."""
-    e = np.negative(x, dtype=np.float64)
-    np.minimum(e, 700.0, out=e)
+    apart against 7) in four ufunc calls and a rounding against seven (~2x faster on
+    an LSTM's 16x32 gates). x is capped at 700 as it is widened (one call), so that
+    exp stays finite: the result there is 1 either way; far below, exp underflows
+    quietly to 0, as the float32 result does."""
+    e = np.minimum(x, 700.0, dtype=np.float64)
     np.exp(e, out=e)
-    e += 1.0
-    np.divide(1.0, e, out=e)
-    return e.astype(np.float32)
+    sigmoid = e + 1.0
+    np.divide(e, sigmoid, out=sigmoid)
+    return sigmoid.astype(np.float32)
 
 
 def _stable_sigmoid(x):

@@ -19,21 +19,37 @@ def _matmul_kernel(a, b, *, transpose_a=False, transpose_b=False):
         a = a.swapaxes(-1, -2)   # the method: np.swapaxes' wrapper costs ~1 us
     if transpose_b:
         b = b.swapaxes(-1, -2)
-    return np.matmul(a, b)
+    return _product(a, b)
+
+
+def _product(a, b):
+    """a @ b: np.dot for two matrices (the same BLAS call and bit-equal results, ~0.4 us
+    less per call than np.matmul on an LSTM's 16x64 by 64x128), np.matmul for
+    batches. Inner dimensions that differ raise TF's message."""
+    try:
+        if a.ndim == 2 and b.ndim == 2:
+            return np.dot(a, b)
+        return np.matmul(a, b)
+    except ValueError:
+        if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] != b.shape[-2]:
+            dims = [",".join(map(str, x.shape)) for x in (a, b)]
+            raise ValueError(f"Matrix size-incompatible: In[0]: [{dims[0]}], "
+                             f"In[1]: [{dims[1]}]") from None
+        raise
 
 
 def _bind_matmul(op):
-    """A plan's MatMul kernel: np.matmul itself when nothing is transposed."""
+    """A plan's MatMul kernel: the product itself when nothing is transposed."""
     if set(op.attrs) - {"transpose_a", "transpose_b"}:
         return None
     transpose_a, transpose_b = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
     if not transpose_a and not transpose_b:
-        return np.matmul
+        return _product
     if transpose_a and transpose_b:
-        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b.swapaxes(-1, -2))
+        return lambda a, b: _product(a.swapaxes(-1, -2), b.swapaxes(-1, -2))
     if transpose_a:
-        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b)
-    return lambda a, b: np.matmul(a, b.swapaxes(-1, -2))
+        return lambda a, b: _product(a.swapaxes(-1, -2), b)
+    return lambda a, b: _product(a, b.swapaxes(-1, -2))
 
 
 _matmul_kernel.plan_bind = _bind_matmul  # type: ignore[attr-defined]
