@@ -228,6 +228,9 @@ ISSUE22_ABSENT = {
     'VariableShape': "not an op type here: the Shape of the variable's value plays its role (dg.shape(variable))",
 }
 OURS_ONLY = {
+    'Moments': "eager tf.nn.moments as one op (ops/nn/moments_ops.py), values bit-equal to TF's "
+               "composite, gradient TF's first derivative in three passes (exact second order: "
+               "the mean is not stopped); graphs keep TF's composite",
     'IsNan': 'not differentiable (bool output; TF registers nothing)',
     'IsFinite': 'not differentiable (bool output; TF registers nothing)',
     'All': 'not differentiable (bool output)', 'Any': 'not differentiable (bool output)',

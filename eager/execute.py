@@ -146,8 +146,12 @@ def execute(op_def, inputs, attrs):
         out = None
         outputs = ()
     else:
-        outputs = tuple([EagerTensor(r) for r in result])
-        out = list(outputs)
+        pieces = []
+        for result in list(result):   # each output built as the one output is
+{one_output_each}
+            pieces.append(out)
+        outputs = tuple(pieces)
+        out = pieces
     values = _state.__dict__  # this thread's context: one thread-local look-up
 {record}
     return out
@@ -221,6 +225,7 @@ def _frame(frame: str, indent: int, call: str, inputs: str, outputs: str, attrs:
                        attrs=attrs, inputs=inputs, outputs=outputs)
     return frame.format(run_kernel=step(RUN_KERNEL, call=call, inputs=inputs),
                         one_output=step(ONE_OUTPUT, output_indent or indent),
+                        one_output_each=step(ONE_OUTPUT, 12),
                         record=step(RECORD, record_call=record_call))
 
 

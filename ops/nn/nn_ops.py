@@ -22,6 +22,7 @@ from ..random import random_ops
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
 from .gelu_ops import CUBE_SCALE, ERF_SCALE, GELU, TANH_SCALE
+from .moments_ops import MOMENTS
 from ..tensor_util import constant_value
 
 _state = context.state
@@ -239,11 +240,18 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = No
 def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = False,
             name: Optional[str] = None):
     """(mean, variance) of `x` over `axes` (float16 is computed in float32, as in TF).
+    In a graph, TF's composite of reductions; eagerly (float32/float64 arrays, axes
+    Python ints) the one op `Moments` computing the same values (ops/nn/moments_ops.py).
 
     Unlike TF the mean is not wrapped in stop_gradient inside the variance: the
     first derivative is the same, and second derivatives stay exact.
     """
     x = convert_to_tensor(x)
+    fused = _fused_moment_axes(x, axes)
+    if fused is not None:
+        mean, variance = apply_op(MOMENTS, (x,), {"axes": fused, "keep_dims": bool(keepdims)},
+                                  name)
+        return mean, variance
     y = math_ops.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
     mean = reduction_ops.reduce_mean(y, axes, keepdims=True)  # TF's checks of `axes`
     ints = _moment_axes(axes)
@@ -254,6 +262,23 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     if x.dtype is dtypes.float16:
         mean, variance = math_ops.cast(mean, x.dtype), math_ops.cast(variance, x.dtype)
     return mean, variance
+
+
+def _fused_moment_axes(x: Any, axes: Any) -> Optional[tuple]:
+    """The axes (non-negative, sorted) for the eager `Moments` op, or None where the
+    composite runs: in a graph, for other dtypes, a scalar, or axes that are not
+    distinct in-range Python ints (the composite raises TF's errors for those)."""
+    if _state.graph is not None or type(x) is not EagerTensor or not isinstance(axes, (list, tuple)):
+        return None
+    array = x.array
+    rank = array.ndim
+    if not rank or (array.dtype != np.float32 and array.dtype != np.float64) or not axes:
+        return None
+    for axis in axes:
+        if type(axis) is not int or not -rank <= axis < rank:
+            return None
+    normal = sorted({axis % rank for axis in axes})
+    return tuple(normal) if len(normal) == len(axes) else None
 
 
 def _moment_axes(axes: Any) -> Optional[list]:
