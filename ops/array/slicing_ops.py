@@ -36,10 +36,13 @@ _state = context.state
 class _IndexVectors(context.OwnedThreadState):
     """This thread's eager index vectors of Python ints, {(dtype, *ints): tensor}:
     `x[t]` in a loop builds begin, end and strides from the same few ints every
-    step, and an eager int tensor is immutable (its array is made read-only)."""
+    step, and an eager int tensor is immutable (its array is made read-only);
+    and `by_index`, {index of ints, None and ...: (begin, end, strides, masks)}, a
+    whole `__getitem__` index translated once (its masks dict is never written)."""
 
     def __init__(self) -> None:
         self.by_key: dict = {}
+        self.by_index: dict = {}
 
 
 _index_vectors = context.owned_state(_IndexVectors)
@@ -356,6 +359,32 @@ def getitem(tensor: Any, key: Any):
         if type(key) is not int and _is_bool_mask(key):
             return boolean_mask(tensor, key)   # as TF (a scalar mask raises ValueError)
         key = (key,)
+    if _state.graph is None and _plain_index(key):   # x[t], x[t, ..., None]: translated once
+        found = _index_vectors.by_index.get(key)
+        if found is None:
+            found = _translate(key)
+            if len(_index_vectors.by_index) < MAX_CACHED_INDEX_VECTORS:
+                _index_vectors.by_index[key] = found
+    else:
+        found = _translate(key)
+    begin, end, strides, masks = found
+    if begin is None:
+        return strided_slice(tensor, [0], [0], [1], ellipsis_mask=1, name="strided_slice")
+    return apply_op(STRIDED_SLICE, (convert_to_tensor(tensor), begin, end, strides), masks,
+                    "strided_slice")
+
+
+def _plain_index(key: tuple) -> bool:
+    """Only Python ints (not bools), None and `...`: hashable, and nothing but values."""
+    for k in key:
+        if type(k) is not int and k is not None and k is not Ellipsis:
+            return False
+    return True
+
+
+def _translate(key: tuple) -> tuple:
+    """(begin, end, strides, masks) of StridedSlice for a `__getitem__` index; begin is
+    None for an empty index (the whole tensor)."""
     begin, end, strides = [], [], []
     begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
     tensor_indices = False   # a scalar int tensor among them: its dtype may be int64
@@ -395,14 +424,13 @@ def getitem(tensor: Any, key: Any):
             raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), dg.newaxis "
                             f"(`None`) and scalar int32/int64 tensors are valid indices, "
                             f"got {k!r}")
-    if not begin:
-        return strided_slice(tensor, [0], [0], [1], ellipsis_mask=1, name="strided_slice")
-    dtype = _index_dtype(begin + end + strides) if tensor_indices else dtypes.int32
     masks = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
              "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
-    return apply_op(STRIDED_SLICE, (convert_to_tensor(tensor), _index_vector(begin, dtype),
-                                    _index_vector(end, dtype), _index_vector(strides, dtype)),
-                    masks, "strided_slice")
+    if not begin:
+        return None, None, None, masks
+    dtype = _index_dtype(begin + end + strides) if tensor_indices else dtypes.int32
+    return (_index_vector(begin, dtype), _index_vector(end, dtype),
+            _index_vector(strides, dtype), masks)
 
 
 register_operator("getitem", getitem)

@@ -104,3 +104,39 @@ def test_each_thread_indexes_with_its_own_vectors():
     for t in range(4):
         for value in results[t]:
             np.testing.assert_array_equal(value, X[t])
+
+
+@pytest.mark.parametrize("key", [(1, None), (Ellipsis, 1), (-1, Ellipsis, None), (2, 0, 1),
+                                 (None,), (Ellipsis,), (0, -1)])
+def test_indices_of_ints_none_and_ellipsis_translated_once_give_numpy_values(key):
+    """Such an index is translated to StridedSlice's vectors once per thread: the
+    second and third use (from the cache) give the same values and gradients."""
+    x = dg.constant(X)
+    for _ in range(3):
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = x[key]
+            loss = dg.reduce_sum(y * y)
+        np.testing.assert_array_equal(y.numpy(), X[key])
+        expected = np.zeros_like(X)
+        np.add.at(expected, key, 2 * X[key])
+        np.testing.assert_array_equal(tape.gradient(loss, x).numpy(), expected)
+
+
+def test_a_bool_in_an_index_is_not_read_as_the_int_it_equals():
+    """(True, 0) hashes and compares equal to (1, 0): the translated index of the one
+    must not serve the other (a bool is not an index: TypeError, as before)."""
+    x = dg.constant(X)
+    np.testing.assert_array_equal(x[1, 0].numpy(), X[1, 0])
+    with pytest.raises(TypeError, match="valid indices"):
+        x[True, 0]
+    np.testing.assert_array_equal(x[1, 0].numpy(), X[1, 0])
+
+
+def test_out_of_range_int_index_raises_each_time():
+    x = dg.constant(X)
+    for _ in range(2):
+        with pytest.raises(dg.errors.InvalidArgumentError):
+            x[4]
+        with pytest.raises(dg.errors.InvalidArgumentError):
+            x[0, 3]
