@@ -124,6 +124,21 @@ def _all_none(grads: Sequence[Any]) -> bool:
     return True
 
 
+def fits(grad: Any, specs: tuple) -> bool:
+    """True when an output gradient (arrays mode: an array, or a list of arrays or
+    None for several outputs) has every output's shape and dtype (`specs`): the case
+    whose adjoint program a general cell keeps."""
+    if type(grad) is list:
+        if len(grad) != len(specs):
+            return False
+        for g, (shape, dtype) in zip(grad, specs, strict=True):
+            if g is None or g.dtype is not dtype or g.shape != shape:
+                return False
+        return True
+    shape, dtype = specs[0]
+    return grad.dtype is dtype and grad.shape == shape
+
+
 # The one backward loop. Each mode fills in its state ({parameters}, {prologue}),
 # a step for records it handles specially ({cell_step}), how a record's input
 # gradients are computed from `grad` ({run_step}: one output's gradient, or a
@@ -220,7 +235,15 @@ _ARRAYS_MODE = dict(
             continue
         last = record""",
     run_step="""\
-        program = cached_program(record, grad, signature(record, grad))
+        cell = record.cell
+        if cell is not None and fits(grad, cell.output_specs):
+            program = cell.program
+            if program is None:   # the cell's first backward: traced or found by key
+                program = cached_program(record, grad, signature(record, grad))
+                if preserves_specs(program):
+                    cell.program = program
+        else:
+            program = cached_program(record, grad, signature(record, grad))
         if program is UNSUPPORTED:
             raise ArraysModeUnsupported(record.gradient_name)
         trusted = trusted and preserves_specs(program)
@@ -236,7 +259,7 @@ def _generate(mode: Dict[str, str]) -> Any:
     namespace = dict(Parts=Parts, total=total, add_part=add_part, _all_none=_all_none,
                      gradient_of=gradient_of, UnaryRecord=UnaryRecord,
                      BinaryRecord=BinaryRecord, cell_program=cell_program,
-                     cached_program=cached_program, signature=signature,
+                     cached_program=cached_program, signature=signature, fits=fits,
                      preserves_specs=preserves_specs, UNSUPPORTED=UNSUPPORTED,
                      ArraysModeUnsupported=ArraysModeUnsupported)
     exec(compile(_WALK.format(**mode), f"<backward walk: {mode['parameters']}>", "exec"),

@@ -10,7 +10,10 @@ kept tensor, or a dropped one's lazy spec `(numpy shape, numpy dtype)`),
 `skip` (the inputs no tape watched) and `cell`. It is stored in one of three
 small `__slots__` classes, one object per op (the hot path allocates nothing
 else):
-- `OpRecord` (`Tape.record`): any op; every field stored; `cell` is None;
+- `OpRecord` (`Tape.record`): any op; every field stored; `cell`, for an eager
+  op whose attrs have a key (eager/attr_key.py), a `GeneralCell` shared by the
+  op's records of one key `(gradient name, skip, attrs key, specs)`, specs the
+  (shape, dtype) of every input and output; else None;
 - `UnaryRecord` (`record_unary`: one input, one output, no attrs) and
   `BinaryRecord` (`record_binary`: two inputs, one output, no attrs), the two
   `CellRecord`s, store the
@@ -20,6 +23,9 @@ else):
   x shape, x dtype, y shape, y dtype, out shape, out dtype)`; their other
   fields are properties computed from these (the arrays mode reads the stored
   ones: `x_id`, `y_id`, `out_id`, `x`, `y`, `out`).
+A general cell is found by comparing the record with the op's last cell (its
+op cache's `general_cells`), the attrs by identity first: an op wrapper that
+passes the same attrs dict each call (they are never written) costs no key.
 The op declaration keeps its last cell per watched-input pattern (its op
 cache's `keep_plans`: eager/op_cache.py), so a chain of like ops shares one
 signature object (no shape tuples per record) and the arrays mode finds the
@@ -40,6 +46,7 @@ import numpy as np
 from ..framework.dtypes import from_numpy, numpy_kind
 from ..framework.tensor_shape import shape_from_dims
 from ..framework.tensor_spec import spec_of
+from .attr_key import Unkeyable, attrs_key
 from .eager_tensor import EagerTensor
 from .op_cache import op_cache
 
@@ -118,18 +125,18 @@ class TapeRecord:
     inputs: tuple
     outputs: tuple
     skip: frozenset
-    cell: Optional[list]
+    cell: Any   # a cell record's [signature, program]; an OpRecord's GeneralCell or None
 
 
 class OpRecord(TapeRecord):
     """Any op, every field stored (`Tape.record`, `Tape.record_capture`)."""
 
     __slots__ = ("op_def", "gradient_name", "attrs", "input_ids", "output_ids", "inputs",
-                 "outputs", "skip")
-    cell = None
+                 "outputs", "skip", "cell")
 
     def __init__(self, op_def: Any, gradient_name: str, attrs: dict, input_ids: tuple,
-                 output_ids: tuple, inputs: tuple, outputs: tuple, skip: frozenset) -> None:
+                 output_ids: tuple, inputs: tuple, outputs: tuple, skip: frozenset,
+                 cell: Optional["GeneralCell"] = None) -> None:
         self.op_def = op_def
         self.gradient_name = gradient_name
         self.attrs = attrs
@@ -138,6 +145,74 @@ class OpRecord(TapeRecord):
         self.inputs = inputs
         self.outputs = outputs
         self.skip = skip
+        self.cell = cell
+
+
+class GeneralCell:
+    """What an op's general records of one key share: the key (gradient name, skip,
+    attrs key, specs), the attrs dict it was first made with (matched by identity
+    before by key), the output specs (a gradient of these shapes and dtypes is the
+    common case) and the adjoint program for that case once the backward pass has
+    traced it (eager/imperative_grad.py)."""
+
+    __slots__ = ("key", "attrs", "output_specs", "program")
+
+    def __init__(self, key: tuple, attrs: dict, output_specs: tuple) -> None:
+        self.key = key
+        self.attrs = attrs
+        self.output_specs = output_specs
+        self.program: Any = None
+
+
+MAX_GENERAL_CELLS = 256
+
+
+def _general_cell(op_def: Any, gradient_name: str, skip: frozenset, attrs: dict,
+                  specs: tuple, inputs: int) -> Optional[GeneralCell]:
+    """The cell of an eager record: the op's last one when the record matches it (a
+    loop body records an op the same way each step), else one of the cells of its
+    specs (a GRU's two matmuls alternate between two), made when none matches; None
+    for attrs with no key."""
+    cache = op_def.eager_cache or op_cache(op_def)
+    plan = cache.general_cells
+    if plan is None:
+        plan = cache.general_cells = [None, {}]
+    last = plan[0]
+    if last is not None and last.key[3] == specs and _matches(last, gradient_name, skip, attrs):
+        return last
+    by_specs = plan[1]
+    cells = by_specs.get(specs)
+    if cells is None:
+        cells = [] if len(by_specs) < MAX_GENERAL_CELLS else None
+        if cells is not None:
+            by_specs[specs] = cells
+    else:
+        for cell in cells:
+            if _matches(cell, gradient_name, skip, attrs):
+                plan[0] = cell
+                return cell
+    try:
+        cell = GeneralCell((gradient_name, skip, attrs_key(attrs), specs), attrs, specs[inputs:])
+    except Unkeyable:
+        return None
+    if cells is not None and len(cells) < MAX_GENERAL_CELLS:
+        cells.append(cell)
+    plan[0] = cell
+    return cell
+
+
+def _matches(cell: GeneralCell, gradient_name: str, skip: frozenset, attrs: dict) -> bool:
+    """A record of the cell's specs has its key: the attrs compared by identity first
+    (an op wrapper that passes one shared dict per value costs no key)."""
+    key = cell.key
+    if key[0] != gradient_name or key[1] != skip:
+        return False
+    if cell.attrs is attrs:
+        return True
+    try:
+        return key[2] == attrs_key(attrs)
+    except Unkeyable:
+        return False
 
 
 class CellRecord(TapeRecord):
@@ -338,10 +413,24 @@ class Tape:
             skip = frozenset(missing) if missing else _NO_SKIP
         if not outputs:
             return
+        specs = tuple([(t.array.shape, t.array.dtype) if type(t) is EagerTensor else None
+                       for t in (*inputs, *outputs)])
+        if None not in specs:   # eager values only: specs, and the cell of the op's key
+            n = len(inputs)
+            keep = op_def.inputs_read_by_gradient(skip)
+            kept_inputs = tuple(inputs) if keep is None else tuple(
+                [t if i in keep else specs[i] for i, t in enumerate(inputs)])
+            keep = op_def.grad_outputs
+            kept_outputs = tuple(outputs) if keep is None else tuple(
+                [t if i in keep else specs[n + i] for i, t in enumerate(outputs)])
+            cell = _general_cell(op_def, gradient_name, skip, attrs, specs, n)
+        else:   # a tape inside a graph (graph tensors, kept themselves): no cell
+            kept_inputs = _kept(inputs, op_def.inputs_read_by_gradient(skip))
+            kept_outputs = _kept(outputs, op_def.grad_outputs)
+            cell = None
         record = OpRecord(op_def, gradient_name, attrs, input_ids,
-                          tuple([t.tensor_id for t in outputs]),
-                          _kept(inputs, op_def.inputs_read_by_gradient(skip)),
-                          _kept(outputs, op_def.grad_outputs), skip)
+                          tuple([t.tensor_id for t in outputs]), kept_inputs, kept_outputs,
+                          skip, cell)
         for t in outputs:   # the differentiable outputs become watched
             kind = numpy_kind(t.array.dtype) if type(t) is EagerTensor else t.dtype.kind
             if kind == "f" or kind == "c":

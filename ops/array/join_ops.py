@@ -88,7 +88,15 @@ def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat"):
     axis = _op_axis(axis, rank)
     if rank is not None and axis < 0:
         axis += rank
-    return apply_op(CONCAT, tensors, {"axis": axis}, name)
+    return apply_op(CONCAT, tensors, _axis_attrs(axis) if type(axis) is int else {"axis": axis},
+                    name)
+
+
+@functools.lru_cache(maxsize=64)
+def _axis_attrs(axis: int) -> dict:
+    """One attrs dict per int axis, shared by every call (an op's attrs are never
+    written): a loop's eager records find their tape cell by identity."""
+    return {"axis": axis}
 
 
 def _op_axis(axis: Any, rank: Optional[int]) -> int:
@@ -356,8 +364,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
         if num_or_size_splits <= 0:
             message = f"num_or_size_splits must be positive, got {num_or_size_splits}"
             raise mode_error(message, ValueError)
-        return apply_op(SPLIT, (value,), {"num_split": int(num_or_size_splits), "axis": axis},
-                        name)
+        return apply_op(SPLIT, (value,), _split_attrs(int(num_or_size_splits), axis), name)
     if isinstance(num_or_size_splits, Tensor):
         sizes = num_or_size_splits
         if sizes.shape.rank == 0:
@@ -370,6 +377,12 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     if num is not None and (sizes.shape.rank != 1 or sizes.shape[0] != num):
         raise ValueError(f"num={num} does not match size_splits of shape {sizes.shape}")
     return apply_op(SPLIT_V, (value, sizes), {"axis": axis}, name)
+
+
+@functools.lru_cache(maxsize=256)
+def _split_attrs(num_split: int, axis: int) -> dict:
+    """One attrs dict per (num_split, axis), shared as `_axis_attrs`'."""
+    return {"num_split": num_split, "axis": axis}
 
 
 def _unpack_kernel(x, *, num, axis):
