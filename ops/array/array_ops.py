@@ -1,6 +1,7 @@
 """Array ops: identity, shapes, reshaping and creation. Gradients: array_grad.py."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Optional, Sequence
 
@@ -21,6 +22,7 @@ from ..dispatch import apply_op
 from ..op_helpers import apply_unary
 from ..shape_rules import same_as_input
 from ..tensor_util import constant_value, shape_from_tensor
+from .int_vectors import int_vector, only_ints
 from .join_ops import stack
 
 _state = context.state
@@ -34,6 +36,10 @@ def _static_shape_or_tensor(shape: Any):
     (ValueError)."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
+    if _state.graph is None and type(shape) in (list, tuple) and shape and only_ints(shape):
+        if min(shape) < -1:   # Python ints eagerly (a loop's reshape): converted once
+            raise mode_error(f"shape {list(shape)} has a dimension below -1", ValueError)
+        return int_vector(shape, dtypes.int32)
     if (_state.graph is not None and isinstance(shape, (list, tuple))
             and any(isinstance(d, Tensor) for d in shape)):
         # [tf.shape(x)[0], -1] building a graph: packed into one int32 vector, as TF does.
@@ -518,20 +524,42 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: str = "transpo
     """`a` with its axes permuted by `perm` (reversed when None)."""
     a = convert_to_tensor(a)
     if perm is not None:
-        perm = int_vector_arg(perm, "perm")
-        rank = a.shape.rank
+        if type(perm) in (list, tuple) and only_ints(perm) and \
+                all(-2**31 <= p < 2**31 for p in perm):
+            perm = tuple(perm)   # Python ints (a loop's transpose): no array round trip
+        else:
+            perm = int_vector_arg(perm, "perm")
+        rank = a.ndim
         if rank is not None:
-            if len(perm) != rank or sorted(p % rank if rank else p for p in perm) != \
-                    list(range(rank)) or any(not -rank <= p < rank for p in perm):
+            checked = _permutation(perm, rank)
+            if checked is None:
                 raise mode_error(f"transpose: perm {list(perm)} is not a permutation of the "
                                  f"{rank} axes of {a.shape}", ValueError)
-            perm = tuple(p % rank if rank else p for p in perm)
+            perm = checked
     elif a.shape.rank is not None:
         perm = tuple(reversed(range(a.shape.rank)))
-    out = apply_op(TRANSPOSE, (a,), {"perm": perm}, name)
+    out = apply_op(TRANSPOSE, (a,), _perm_attrs(perm), name)
     if conjugate and a.dtype.is_complex:  # Conj is declared in complex_ops, which imports us
         out = apply_op(lookup_op("Conj"), (out,))
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _permutation(perm: tuple, rank: int) -> Optional[tuple]:
+    """`perm` made non-negative when it permutes `rank` axes, else None (memoised: a
+    loop transposes the same way every step)."""
+    if len(perm) != rank or any(not -rank <= p < rank for p in perm):
+        return None
+    normal = tuple(p % rank for p in perm)
+    return normal if sorted(normal) == list(range(rank)) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _perm_attrs(perm: Optional[tuple]) -> dict:
+    """One attrs dict per perm (a tuple of Python ints or None), shared by every call (an
+    op's attrs are never written): a loop's eager records find their tape cell by
+    identity (eager/tape.py)."""
+    return {"perm": perm}
 
 
 __all__ += ["expand_dims", "squeeze", "transpose"]

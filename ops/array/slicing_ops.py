@@ -25,6 +25,7 @@ from ...framework.tensor import Tensor, register_operator
 from ...framework.tensor_shape import TensorShape, unknown_shape
 from ..constant_op import constant, convert_to_tensor
 from ..dispatch import apply_op
+from .int_vectors import int_vector, only_ints
 from .join_ops import stack
 from .scatter_ops import boolean_mask
 from ..math.math_ops import cast
@@ -33,20 +34,17 @@ from ..tensor_util import constant_value, shape_from_tensor
 _state = context.state
 
 
-class _IndexVectors(context.OwnedThreadState):
-    """This thread's eager index vectors of Python ints, {(dtype, *ints): tensor}:
-    `x[t]` in a loop builds begin, end and strides from the same few ints every
-    step, and an eager int tensor is immutable (its array is made read-only);
-    and `by_index`, {index of ints, None and ...: (begin, end, strides, masks)}, a
-    whole `__getitem__` index translated once (its masks dict is never written)."""
+class _TranslatedIndices(context.OwnedThreadState):
+    """This thread's `__getitem__` indices of ints, None and `...` translated once,
+    {index: (begin, end, strides, masks)} (the masks dict is never written): `x[t]`
+    in a loop indexes the same way every step."""
 
     def __init__(self) -> None:
-        self.by_key: dict = {}
         self.by_index: dict = {}
 
 
-_index_vectors = context.owned_state(_IndexVectors)
-MAX_CACHED_INDEX_VECTORS = 4096
+_translated = context.owned_state(_TranslatedIndices)
+MAX_TRANSLATED_INDICES = 4096
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -192,37 +190,10 @@ STRIDED_SLICE_GRAD = declare_op("StridedSliceGrad", _strided_slice_grad_kernel,
                                 _strided_slice_grad_infer, grad_inputs=(1, 2, 3))
 
 
-def _only_ints(values: Sequence[Any]) -> bool:
-    for v in values:   # (a loop: a generator's frame costs more on x[t]'s one value)
-        if type(v) is not int:
-            return False
-    return True
-
-
 def _index_vector(values: Sequence[Any], dtype: dtypes.DType):
     """A list of ints and scalar int tensors as one 1-D tensor."""
-    if values and _only_ints(values):
-        # Python ints only (x[t] with an int t): the same checks, by min and max
-        eager = _state.graph is None
-        if eager:
-            key = (dtype, *values)
-            cached = _index_vectors.by_key.get(key)
-            if cached is not None:
-                return cached
-        low, high = min(values), max(values)
-        if low < -2**63 or high >= 2**63:
-            raise ValueError("Can't convert Python sequence with out-of-range integer to "
-                             "Tensor.")
-        if dtype is dtypes.int32 and (low < -2**31 or high >= 2**31):
-            dtype = dtypes.int64   # TF converts such a list to an int64 tensor
-        array = np.array(values, dtype=dtype.as_numpy_dtype)
-        if not eager:
-            return constant(array)
-        array.flags.writeable = False
-        vector = EagerTensor(array)
-        if len(_index_vectors.by_key) < MAX_CACHED_INDEX_VECTORS:
-            _index_vectors.by_key[key] = vector
-        return vector
+    if values and only_ints(values):   # Python ints only (x[t] with an int t)
+        return int_vector(values, dtype)
     if not any(isinstance(v, Tensor) for v in values):
         ints = [int(v) for v in values if isinstance(v, (int, np.integer))]
         if any(not -2**63 <= v < 2**63 for v in ints):
@@ -360,11 +331,11 @@ def getitem(tensor: Any, key: Any):
             return boolean_mask(tensor, key)   # as TF (a scalar mask raises ValueError)
         key = (key,)
     if _state.graph is None and _plain_index(key):   # x[t], x[t, ..., None]: translated once
-        found = _index_vectors.by_index.get(key)
+        found = _translated.by_index.get(key)
         if found is None:
             found = _translate(key)
-            if len(_index_vectors.by_index) < MAX_CACHED_INDEX_VECTORS:
-                _index_vectors.by_index[key] = found
+            if len(_translated.by_index) < MAX_TRANSLATED_INDICES:
+                _translated.by_index[key] = found
     else:
         found = _translate(key)
     begin, end, strides, masks = found

@@ -39,9 +39,9 @@ def _check_axis(rank: Optional[int], axis: int) -> None:
 
 def _log_softmax_parts(x, axis):
     """(x - max, log(sum(exp(x - max)))) along `axis`, both of x's dtype."""
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_sum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        log_sum = np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
     return shifted, log_sum
 
 
@@ -49,9 +49,11 @@ def _softmax(x, *, axis):
     _check_axis(x.ndim, axis)
     if x.size == 0:  # nothing to normalise (np.max has no identity)
         return np.empty_like(x)
-    exps = np.subtract(x, np.max(x, axis=axis, keepdims=True))  # one fresh array, then in place
+    # one fresh array, then in place; the reductions as ufunc calls (np.max and np.sum are
+    # the same behind ~1.5 us of Python each)
+    exps = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
     np.exp(exps, out=exps)
-    exps /= np.sum(exps, axis=axis, keepdims=True)
+    exps /= np.add.reduce(exps, axis=axis, keepdims=True)
     return exps
 
 
