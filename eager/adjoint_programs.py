@@ -26,7 +26,8 @@ the arrays mode gives up and the tensors mode runs.
 
 Programs are memoised in the op's cache (eager/op_cache.py: `programs`), as
 the tape's keep plans are, at most MAX_PROGRAMS_PER_OP per op type. A general
-record's key is `signature()`; a unary or binary record's is its cell's
+record's key is `signature()` (the sweep builds it only when the record's general
+cell, eager/tape.py, holds no program for its gradient); a unary or binary record's is its cell's
 signature when the gradient has the output's shape and dtype, else
 `(signature, gradient shape, gradient dtype)`. The three kinds of key never
 compare equal (a general key starts with a str, a unary signature has 4 items,
