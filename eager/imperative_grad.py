@@ -236,14 +236,13 @@ _ARRAYS_MODE = dict(
         last = record""",
     run_step="""\
         cell = record.cell
-        if cell is not None and fits(grad, cell.output_specs):
-            program = cell.program
-            if program is None:   # the cell's first backward: traced or found by key
-                program = cached_program(record, grad, signature(record, grad))
-                if preserves_specs(program):
-                    cell.program = program
-        else:
+        if cell is not None and not fits(grad, cell.output_specs):
+            cell = None   # another gradient than the common case: by key
+        program = None if cell is None else cell.program
+        if program is None:   # traced or found by key; kept on the cell when it may be
             program = cached_program(record, grad, signature(record, grad))
+            if cell is not None and preserves_specs(program):
+                cell.program = program
         if program is UNSUPPORTED:
             raise ArraysModeUnsupported(record.gradient_name)
         trusted = trusted and preserves_specs(program)

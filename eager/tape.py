@@ -93,15 +93,19 @@ class TapeEntry:
         return f"<TapeEntry {self.type} in={self.input_ids} out={self.output_ids}>"
 
 
-def _kept(tensors: Sequence[Any], keep: Any) -> tuple:
-    """`tensors` with those not in `keep` (None: all kept) reduced to what a dropped
-    tensor is remembered by: (shape, dtype) of an eager value. A graph tensor (a tape
-    inside a graph) is kept itself, so that a gradient can still ask for its dynamic
-    shape (it holds no value alive). Inline, without a frame per tensor: a general
-    op's record runs it on every input and output."""
+def _specs(tensors: Sequence[Any]) -> tuple:
+    """What each tensor is remembered by when the tape drops it: (shape, dtype) of an
+    eager value; None for a graph tensor (a tape inside a graph), which is kept itself,
+    so that a gradient can still ask for its dynamic shape (it holds no value alive)."""
+    return tuple([(t.array.shape, t.array.dtype) if type(t) is EagerTensor else None
+                  for t in tensors])
+
+
+def _kept(tensors: Sequence[Any], keep: Any, specs: tuple) -> tuple:
+    """`tensors` with those not in `keep` (None: all kept) reduced to their `specs`."""
     if keep is None:
         return tuple(tensors)
-    return tuple([t if i in keep or type(t) is not EagerTensor else (t.array.shape, t.array.dtype)
+    return tuple([t if i in keep or specs[i] is None else specs[i]
                   for i, t in enumerate(tensors)])
 
 
@@ -381,8 +385,10 @@ class Tape:
         if inner_id in self.producers:
             self.in_order = False
         self.producers[inner_id] = OpRecord(identity_def, identity_def.type, {}, (outer_id,),
-                                            (inner_id,), _kept((outer,), _NO_SKIP),
-                                            _kept((inner,), _NO_SKIP), _NO_SKIP)
+                                            (inner_id,), _kept((outer,), _NO_SKIP,
+                                                               _specs((outer,))),
+                                            _kept((inner,), _NO_SKIP, _specs((inner,))),
+                                            _NO_SKIP)
         self.watched.add(inner_id)
 
     def record(self, op_def: Any, gradient_name: str, attrs: dict, inputs: Sequence[Any],
@@ -413,21 +419,13 @@ class Tape:
             skip = frozenset(missing) if missing else _NO_SKIP
         if not outputs:
             return
-        specs = tuple([(t.array.shape, t.array.dtype) if type(t) is EagerTensor else None
-                       for t in (*inputs, *outputs)])
-        if None not in specs:   # eager values only: specs, and the cell of the op's key
-            n = len(inputs)
-            keep = op_def.inputs_read_by_gradient(skip)
-            kept_inputs = tuple(inputs) if keep is None else tuple(
-                [t if i in keep else specs[i] for i, t in enumerate(inputs)])
-            keep = op_def.grad_outputs
-            kept_outputs = tuple(outputs) if keep is None else tuple(
-                [t if i in keep else specs[n + i] for i, t in enumerate(outputs)])
-            cell = _general_cell(op_def, gradient_name, skip, attrs, specs, n)
-        else:   # a tape inside a graph (graph tensors, kept themselves): no cell
-            kept_inputs = _kept(inputs, op_def.inputs_read_by_gradient(skip))
-            kept_outputs = _kept(outputs, op_def.grad_outputs)
-            cell = None
+        specs = _specs((*inputs, *outputs))
+        n = len(inputs)
+        kept_inputs = _kept(inputs, op_def.inputs_read_by_gradient(skip), specs[:n])
+        kept_outputs = _kept(outputs, op_def.grad_outputs, specs[n:])
+        # eager values only: the cell of the op's key (a tape inside a graph has none)
+        cell = _general_cell(op_def, gradient_name, skip, attrs, specs, n) \
+            if None not in specs else None
         record = OpRecord(op_def, gradient_name, attrs, input_ids,
                           tuple([t.tensor_id for t in outputs]), kept_inputs, kept_outputs,
                           skip, cell)

@@ -7,6 +7,7 @@ op's gradient reads, so the tape keeps nothing else alive.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Optional, Sequence, Tuple
 
 from .registry import op_defs
@@ -115,6 +116,15 @@ def declare_op(type: str, kernel: Callable, infer: Callable, **options: Any) -> 
     op_def = OpDef(type, kernel, infer, **options)
     op_defs.register(type, op_def)
     return op_def
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def shared_attrs(names: Tuple[str, ...], *values: Any) -> dict:
+    """One attrs dict per distinct (names, values), shared by every call that builds it:
+    an op's attrs are never written, and a loop's eager records of the op then find
+    their tape cell by identity (eager/tape.py). Typed, so that 1 and True stay apart;
+    a tuple value must hold Python ints only (its items are compared, not typed)."""
+    return dict(zip(names, values, strict=True))
 
 
 def lookup_op(type: str) -> OpDef:

@@ -12,7 +12,7 @@ from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
 from ...framework.allocation import check_allocation
 from ...framework.errors import InvalidArgumentError
-from ...framework.op_def import declare_op, lookup_op
+from ...framework.op_def import declare_op, lookup_op, shared_attrs
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
 from ..arg_errors import (int_array_arg, int_vector_arg, mode_error, pack_tensor_list, scalar_int_arg,
@@ -538,7 +538,7 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None, name: str = "transpo
             perm = checked
     elif a.shape.rank is not None:
         perm = tuple(reversed(range(a.shape.rank)))
-    out = apply_op(TRANSPOSE, (a,), _perm_attrs(perm), name)
+    out = apply_op(TRANSPOSE, (a,), shared_attrs(("perm",), perm), name)
     if conjugate and a.dtype.is_complex:  # Conj is declared in complex_ops, which imports us
         out = apply_op(lookup_op("Conj"), (out,))
     return out
@@ -552,14 +552,6 @@ def _permutation(perm: tuple, rank: int) -> Optional[tuple]:
         return None
     normal = tuple(p % rank for p in perm)
     return normal if sorted(normal) == list(range(rank)) else None
-
-
-@functools.lru_cache(maxsize=256)
-def _perm_attrs(perm: Optional[tuple]) -> dict:
-    """One attrs dict per perm (a tuple of Python ints or None), shared by every call (an
-    op's attrs are never written): a loop's eager records find their tape cell by
-    identity (eager/tape.py)."""
-    return {"perm": perm}
 
 
 __all__ += ["expand_dims", "squeeze", "transpose"]

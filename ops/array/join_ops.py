@@ -9,7 +9,7 @@ import numpy as np
 from ...eager import context
 from ...framework import dtypes
 from ...framework.errors import OperatorNotAllowedInGraphError
-from ...framework.op_def import declare_op
+from ...framework.op_def import declare_op, shared_attrs
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
 from ..arg_errors import by_mode, mode_error
@@ -88,15 +88,7 @@ def concat(values: Sequence[Any], axis: int, name: Optional[str] = "concat"):
     axis = _op_axis(axis, rank)
     if rank is not None and axis < 0:
         axis += rank
-    return apply_op(CONCAT, tensors, _axis_attrs(axis) if type(axis) is int else {"axis": axis},
-                    name)
-
-
-@functools.lru_cache(maxsize=64)
-def _axis_attrs(axis: int) -> dict:
-    """One attrs dict per int axis, shared by every call (an op's attrs are never
-    written): a loop's eager records find their tape cell by identity."""
-    return {"axis": axis}
+    return apply_op(CONCAT, tensors, shared_attrs(("axis",), axis), name)
 
 
 def _op_axis(axis: Any, rank: Optional[int]) -> int:
@@ -364,7 +356,8 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
         if num_or_size_splits <= 0:
             message = f"num_or_size_splits must be positive, got {num_or_size_splits}"
             raise mode_error(message, ValueError)
-        return apply_op(SPLIT, (value,), _split_attrs(int(num_or_size_splits), axis), name)
+        return apply_op(SPLIT, (value,), shared_attrs(("num_split", "axis"),
+                                                      int(num_or_size_splits), axis), name)
     if isinstance(num_or_size_splits, Tensor):
         sizes = num_or_size_splits
         if sizes.shape.rank == 0:
@@ -377,12 +370,6 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     if num is not None and (sizes.shape.rank != 1 or sizes.shape[0] != num):
         raise ValueError(f"num={num} does not match size_splits of shape {sizes.shape}")
     return apply_op(SPLIT_V, (value, sizes), {"axis": axis}, name)
-
-
-@functools.lru_cache(maxsize=256)
-def _split_attrs(num_split: int, axis: int) -> dict:
-    """One attrs dict per (num_split, axis), shared as `_axis_attrs`'."""
-    return {"num_split": num_split, "axis": axis}
 
 
 def _unpack_kernel(x, *, num, axis):

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ...framework.op_def import declare_op
+from ...framework.op_def import declare_op, shared_attrs
 from ...framework.tensor import register_operator
 from ...framework.tensor_shape import TensorShape, broadcast_shapes
 from .complex_ops import conj
@@ -81,11 +81,6 @@ BATCH_MATMUL = declare_op("BatchMatMulV2", _matmul_kernel, _matmul_infer, input_
                           same_dtype=slice(None))
 
 
-# One attrs dict per pair of transpose flags, shared by every call (an op's attrs are
-# never written): a loop's eager MatMul records find their tape cell by identity.
-_ATTRS = {(a, b): {"transpose_a": a, "transpose_b": b} for a in (False, True) for b in (False, True)}
-
-
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            adjoint_a: bool = False, adjoint_b: bool = False, name: Optional[str] = None):
     """Matrix product of the last two axes, broadcasting leading (batch) axes."""
@@ -96,7 +91,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         b, transpose_b = conj(b), True
     rank_a, rank_b = a.ndim, b.ndim   # (a fresh eager tensor builds no TensorShape)
     op_def = MATMUL if rank_a == 2 and rank_b == 2 else BATCH_MATMUL
-    return apply_op(op_def, (a, b), _ATTRS[bool(transpose_a), bool(transpose_b)], name)
+    return apply_op(op_def, (a, b), shared_attrs(("transpose_a", "transpose_b"),
+                                                 bool(transpose_a), bool(transpose_b)), name)
 
 
 register_operator("matmul", matmul)

@@ -5,7 +5,6 @@ pooling in pooling_ops.py; gradients are in grad_registry/nn_grad.py.
 """
 from __future__ import annotations
 
-import functools
 import numbers
 from typing import Any, Optional, Sequence
 
@@ -14,7 +13,7 @@ import numpy as np
 from ...eager import context
 from ...eager.eager_tensor import EagerTensor
 from ...framework import dtypes
-from ...framework.op_def import declare_op
+from ...framework.op_def import declare_op, shared_attrs
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape, as_shape
 from ..array import array_ops
@@ -250,7 +249,8 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     x = convert_to_tensor(x)
     fused = _fused_moment_axes(x, axes)
     if fused is not None:
-        mean, variance = apply_op(MOMENTS, (x,), _moments_attrs(fused, bool(keepdims)), name)
+        mean, variance = apply_op(MOMENTS, (x,), shared_attrs(("axes", "keep_dims"), fused,
+                                                              bool(keepdims)), name)
         return mean, variance
     y = math_ops.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
     mean = reduction_ops.reduce_mean(y, axes, keepdims=True)  # TF's checks of `axes`
@@ -262,13 +262,6 @@ def moments(x: Any, axes: Sequence[int], shift: Any = None, keepdims: bool = Fal
     if x.dtype is dtypes.float16:
         mean, variance = math_ops.cast(mean, x.dtype), math_ops.cast(variance, x.dtype)
     return mean, variance
-
-
-@functools.lru_cache(maxsize=64)
-def _moments_attrs(axes: tuple, keep_dims: bool) -> dict:
-    """One attrs dict per (axes, keep_dims), shared by every call (an op's attrs are
-    never written): a loop's eager records find their tape cell by identity."""
-    return {"axes": axes, "keep_dims": keep_dims}
 
 
 def _fused_moment_axes(x: Any, axes: Any) -> Optional[tuple]:
