@@ -156,16 +156,50 @@ class GeneralCell:
     """What an op's general records of one key share: the key (gradient name, skip,
     attrs key, specs), the attrs dict it was first made with (matched by identity
     before by key), the output specs (a gradient of these shapes and dtypes is the
-    common case) and the adjoint program for that case once the backward pass has
-    traced it (eager/imperative_grad.py)."""
+    common case), the adjoint program for that case once the backward pass has
+    traced it (eager/imperative_grad.py), and what a record of the key keeps: the
+    `inputs_kept` and `outputs_kept` plans (`_keep_plan`) and the positions of
+    the differentiable outputs (`watch`), all fixed by the key."""
 
-    __slots__ = ("key", "attrs", "output_specs", "program")
+    __slots__ = ("key", "attrs", "output_specs", "program", "inputs_kept", "outputs_kept",
+                 "watch")
 
-    def __init__(self, key: tuple, attrs: dict, output_specs: tuple) -> None:
+    def __init__(self, key: tuple, attrs: dict, op_def: Any, inputs: int) -> None:
+        specs = key[3]
         self.key = key
         self.attrs = attrs
-        self.output_specs = output_specs
+        self.output_specs = specs[inputs:]
         self.program: Any = None
+        self.inputs_kept = _keep_plan(op_def.inputs_read_by_gradient(key[1]), specs[:inputs])
+        self.outputs_kept = _keep_plan(op_def.grad_outputs, self.output_specs)
+        self.watch = tuple([i for i, (_, dtype) in enumerate(self.output_specs)
+                            if numpy_kind(dtype) in _DIFFERENTIABLE_KINDS])
+
+
+def _keep_plan(keep: Any, specs: tuple) -> Any:
+    """How the records of a cell keep a list of tensors: None, every tensor; a tuple,
+    none (it is their specs, shared by the records); else the frozenset of positions."""
+    if keep is None or len(keep) >= len(specs) and all(i in keep for i in range(len(specs))):
+        return None
+    if not any(i in keep for i in range(len(specs))):
+        return specs
+    return frozenset(keep)
+
+
+def _kept_by(plan: Any, tensors: Sequence[Any], specs: tuple) -> tuple:
+    """`_kept` with a cell's plan (`_keep_plan`)."""
+    if plan is None:
+        return tuple(tensors)
+    if type(plan) is tuple:
+        return plan
+    return _kept(tensors, plan, specs)
+
+
+def _differentiable(outputs: Sequence[Any]) -> List[int]:
+    """The positions of the outputs of a float or complex dtype (they become watched)."""
+    return [i for i, t in enumerate(outputs)
+            if (numpy_kind(t.array.dtype) if type(t) is EagerTensor else t.dtype.kind)
+            in _DIFFERENTIABLE_KINDS]
 
 
 MAX_GENERAL_CELLS = 256
@@ -196,7 +230,7 @@ def _general_cell(op_def: Any, gradient_name: str, skip: frozenset, attrs: dict,
                 plan[0] = cell
                 return cell
     try:
-        cell = GeneralCell((gradient_name, skip, attrs_key(attrs), specs), attrs, specs[inputs:])
+        cell = GeneralCell((gradient_name, skip, attrs_key(attrs), specs), attrs, op_def, inputs)
     except Unkeyable:
         return None
     if cells is not None and len(cells) < MAX_GENERAL_CELLS:
@@ -421,21 +455,30 @@ class Tape:
             return
         specs = _specs((*inputs, *outputs))
         n = len(inputs)
-        kept_inputs = _kept(inputs, op_def.inputs_read_by_gradient(skip), specs[:n])
-        kept_outputs = _kept(outputs, op_def.grad_outputs, specs[n:])
         # eager values only: the cell of the op's key (a tape inside a graph has none)
         cell = _general_cell(op_def, gradient_name, skip, attrs, specs, n) \
             if None not in specs else None
-        record = OpRecord(op_def, gradient_name, attrs, input_ids,
-                          tuple([t.tensor_id for t in outputs]), kept_inputs, kept_outputs,
-                          skip, cell)
-        for t in outputs:   # the differentiable outputs become watched
-            kind = numpy_kind(t.array.dtype) if type(t) is EagerTensor else t.dtype.kind
-            if kind == "f" or kind == "c":
-                tid = t.tensor_id
-                if tid in producers:   # recorded twice: keep the tensors mode only
-                    self.in_order = False
-                producers[tid] = record
+        record = _allocate(OpRecord)   # its fields set here: no __init__ frame
+        record.op_def = op_def
+        record.gradient_name = gradient_name
+        record.attrs = attrs
+        record.input_ids = input_ids
+        record.output_ids = tuple([t.tensor_id for t in outputs])
+        record.skip = skip
+        record.cell = cell
+        if cell is not None:
+            record.inputs = _kept_by(cell.inputs_kept, inputs, specs[:n])
+            record.outputs = _kept_by(cell.outputs_kept, outputs, specs[n:])
+            watch: Sequence[int] = cell.watch
+        else:
+            record.inputs = _kept(inputs, op_def.inputs_read_by_gradient(skip), specs[:n])
+            record.outputs = _kept(outputs, op_def.grad_outputs, specs[n:])
+            watch = _differentiable(outputs)
+        for i in watch:   # the differentiable outputs become watched
+            tid = outputs[i].tensor_id
+            if tid in producers:   # recorded twice: keep the tensors mode only
+                self.in_order = False
+            producers[tid] = record
 
     def record_unary(self, op_def: Any, x: EagerTensor, out: EagerTensor) -> None:
         """`record` for a one-input, one-output eager op without attrs (the hot path);

@@ -108,3 +108,40 @@ def test_a_gradient_of_other_specs_than_the_outputs_takes_the_key_path():
                                       np.repeat([[2.0] * 4 + [3.0] * 4], 3, axis=0))
         np.testing.assert_array_equal(tape.gradient(one, z).numpy(),
                                       np.repeat([[0.0] * 4 + [3.0] * 4], 3, axis=0))
+
+
+def test_a_cells_records_keep_what_the_gradient_reads_and_watch_float_outputs():
+    """MatMul's gradient reads both inputs and no output; a split's reads neither its
+    inputs' values nor its outputs; an int output (top_k's indices) is never watched.
+    Each record of a cell, not only its first, keeps exactly that."""
+    a, w = dg.constant(np.ones((2, 3))), dg.constant(np.ones((3, 4)))
+    tape = Tape()
+    for value in (a, w):
+        tape.watch_id(value.tensor_id)
+    attrs = {"transpose_a": False, "transpose_b": False}
+    records = []
+    for _ in range(2):
+        out = dg.matmul(a, w)
+        tape.record(matmul_ops.MATMUL, "MatMul", attrs, (a, w), (out,))
+        records.append(tape.producers[out.tensor_id])
+    assert records[0].cell is records[1].cell
+    for record in records:
+        assert record.inputs[0] is a and record.inputs[1] is w
+        assert record.outputs == (((2, 4), np.dtype(np.float64)),)   # a spec, not the tensor
+
+    with dg.GradientTape() as outer:
+        z = dg.constant(np.arange(8.0).reshape(2, 4))
+        outer.watch(z)
+        for _ in range(2):
+            halves = dg.split(z, 2, axis=1)
+            split_record = outer._tape.producers[halves[0].tensor_id]
+            assert outer._tape.producers[halves[1].tensor_id] is split_record
+            assert all(type(kept) is tuple for kept in split_record.outputs)
+        v = dg.constant([3.0, 1.0, 3.0])
+        outer.watch(v)
+        for _ in range(2):
+            values, indices = dg.math.top_k(v, k=2)
+            assert values.tensor_id in outer._tape.producers
+            assert indices.tensor_id not in outer._tape.producers
+        loss = dg.reduce_sum(values * dg.constant([2.0, 5.0]))
+    np.testing.assert_array_equal(outer.gradient(loss, v).numpy(), [2.0, 0.0, 5.0])
