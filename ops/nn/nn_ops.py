@@ -107,7 +107,7 @@ def gelu(features: Any, approximate: bool = False, name: Optional[str] = None):
     approximate = bool(approximate)
     if _state.graph is None and type(x) is EagerTensor and x.array.ndim and \
             x.array.dtype.kind == "f" and x.array.dtype.itemsize >= 4:
-        return apply_op(GELU, (x,), {"approximate": approximate}, name)
+        return apply_op(GELU, (x,), shared_attrs(("approximate",), approximate), name)[0]
     if approximate:
         cube = math_ops.pow(x, constant(3, x.dtype))
         inner = TANH_SCALE * (x + CUBE_SCALE * cube)

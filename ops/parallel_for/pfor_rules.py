@@ -108,7 +108,8 @@ def _infer_name(op_def: Any) -> str:
 _ELEMENTWISE_INFERS = ("broadcast_binary", "broadcast_compare", "elementwise_unary.<locals>.infer",
                        "same_as_input", "with_dtype.<locals>.infer")
 _EXTRA_ELEMENTWISE = ("Abs", "Cast", "SelectV2", "Real", "Imag", "Complex", "TanhGrad",
-                      "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad")
+                      "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "Gelu",
+                      "GeluGrad")
 
 
 def rule_for(op_def: Any) -> Optional[Callable]:

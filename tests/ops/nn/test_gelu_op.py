@@ -140,10 +140,54 @@ def test_gelu_grad_broadcasts_and_its_gradients_take_the_inputs_shapes():
     from duograd.ops.nn.gelu_ops import GELU_GRAD
     rng = np.random.default_rng(7)
     dy, x = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    for approximate in (True, False):
+        # the reserve t as an independent input: each partial is checked on its own
+        t = np.tanh(0.8 * x) if approximate else np.tanh(0.6 * x) * 0.9
 
-    def f(a, b):
-        return apply_op(GELU_GRAD, (a, b), {"approximate": True})
-    theoretical, numerical = dg.test.compute_gradient(f, [dy, x])
-    assert [t.shape for t in theoretical] == [(12, 12), (12, 4)]
-    for t, n in zip(theoretical, numerical):
-        np.testing.assert_allclose(t, n, rtol=1e-6, atol=1e-8)
+        def f(a, b, c):
+            return apply_op(GELU_GRAD, (a, b, c), {"approximate": approximate})
+        theoretical, numerical = dg.test.compute_gradient(f, [dy, x, t])
+        assert [j.shape for j in theoretical] == [(12, 12), (12, 4), (12, 4)]
+        # x's partial is nonlinear: the central difference's truncation error is ~1e-7
+        for j, n, atol in zip(theoretical, numerical, (1e-8, 3e-7, 1e-8)):
+            np.testing.assert_allclose(j, n, rtol=1e-6, atol=atol)
+
+
+@pytest.mark.parametrize("approximate", [True, False])
+def test_gelu_reserve_output_has_its_own_gradient(approximate):
+    """tf.nn.gelu returns only the first output; the reserve t is differentiable all the
+    same (tanh(...) or erf(x / sqrt 2)), and mixing it in gives the total derivative."""
+    from duograd.ops.dispatch import apply_op
+    from duograd.ops.nn.gelu_ops import GELU
+    x = np.linspace(-2.5, 2.5, 7)
+
+    def f(v):
+        y, t = apply_op(GELU, (v,), {"approximate": approximate})
+        return y + 0.7 * t * t
+    (theoretical,), (numerical,) = dg.test.compute_gradient(f, [x])
+    np.testing.assert_allclose(theoretical, numerical, rtol=1e-6, atol=1e-8)
+
+    def first(v):
+        with dg.GradientTape() as tape:
+            tape.watch(v)
+            out = f(v)
+        return tape.gradient(out, v)
+    (theoretical,), (numerical,) = dg.test.compute_gradient(first, [x])
+    np.testing.assert_allclose(theoretical, numerical, rtol=1e-6, atol=1e-8)
+
+
+def test_gelu_grad_reads_the_forward_reserve_not_a_recomputed_tanh(monkeypatch):
+    """The backward pass of an eager tf.nn.gelu computes no tanh (nor cube) again."""
+    x = dg.constant(np.random.default_rng(5).standard_normal((4, 8)).astype(np.float32))
+    with dg.GradientTape() as tape:
+        tape.watch(x)
+        y = dg.nn.gelu(x, approximate=True)
+    calls = []
+    real_tanh = np.tanh
+    monkeypatch.setattr(np, "tanh", lambda *a, **k: calls.append(1) or real_tanh(*a, **k))
+    grad = tape.gradient(y, x).numpy()
+    assert not calls
+    v = x.numpy().astype(np.float64)
+    t = np.tanh(0.7978845608028654 * (v + 0.044715 * v ** 3))
+    want = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * 0.7978845608028654 * (1 + 3 * 0.044715 * v * v)
+    np.testing.assert_allclose(grad, want, rtol=2e-6, atol=1e-7)
