@@ -71,10 +71,14 @@ def test_eager_gelu_is_bit_equal_to_the_graph_composite(approximate):
 
 @pytest.mark.parametrize("approximate", [True, False])
 def test_gelu_gradients_check_numerically(approximate):
-    x = np.linspace(-3.0, 3.0, 13)
-    f = lambda v: dg.nn.gelu(v, approximate=approximate)  # noqa: E731
+    _check_two_derivatives(lambda v: dg.nn.gelu(v, approximate=approximate),
+                           np.linspace(-3.0, 3.0, 13), rtol=1e-5, atol=1e-6)
+
+
+def _check_two_derivatives(f, x, rtol, atol):
+    """f's gradient and the gradient of that against central differences."""
     (theoretical,), (numerical,) = dg.test.compute_gradient(f, [x])
-    np.testing.assert_allclose(theoretical, numerical, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(theoretical, numerical, rtol=rtol, atol=atol)
 
     def first(v):
         with dg.GradientTape() as tape:
@@ -82,7 +86,7 @@ def test_gelu_gradients_check_numerically(approximate):
             y = f(v)
         return tape.gradient(y, v)
     (theoretical,), (numerical,) = dg.test.compute_gradient(first, [x])
-    np.testing.assert_allclose(theoretical, numerical, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(theoretical, numerical, rtol=rtol, atol=atol)
 
 
 def test_forward_mode_through_eager_gelu():
@@ -135,22 +139,22 @@ def test_jacobian_and_hessian_through_eager_gelu_are_vectorised_and_exact(approx
     np.testing.assert_allclose(hessian, second, rtol=1e-12, atol=1e-14)
 
 
-def test_gelu_grad_broadcasts_and_its_gradients_take_the_inputs_shapes():
+@pytest.mark.parametrize("approximate", [True, False])
+def test_gelu_grad_broadcasts_and_its_gradients_take_the_inputs_shapes(approximate):
     from duograd.ops.dispatch import apply_op
     from duograd.ops.nn.gelu_ops import GELU_GRAD
     rng = np.random.default_rng(7)
     dy, x = rng.standard_normal((3, 4)), rng.standard_normal(4)
-    for approximate in (True, False):
-        # the reserve t as an independent input: each partial is checked on its own
-        t = np.tanh(0.8 * x) if approximate else np.tanh(0.6 * x) * 0.9
+    # the reserve t as an independent input: each partial is checked on its own
+    t = np.tanh(0.8 * x) if approximate else np.tanh(0.6 * x) * 0.9
 
-        def f(a, b, c):
-            return apply_op(GELU_GRAD, (a, b, c), {"approximate": approximate})
-        theoretical, numerical = dg.test.compute_gradient(f, [dy, x, t])
-        assert [j.shape for j in theoretical] == [(12, 12), (12, 4), (12, 4)]
-        # x's partial is nonlinear: the central difference's truncation error is ~1e-7
-        for j, n, atol in zip(theoretical, numerical, (1e-8, 3e-7, 1e-8)):
-            np.testing.assert_allclose(j, n, rtol=1e-6, atol=atol)
+    def f(a, b, c):
+        return apply_op(GELU_GRAD, (a, b, c), {"approximate": approximate})
+    theoretical, numerical = dg.test.compute_gradient(f, [dy, x, t])
+    assert [j.shape for j in theoretical] == [(12, 12), (12, 4), (12, 4)]
+    # x's partial is nonlinear: the central difference's truncation error is ~1e-7
+    for j, n, atol in zip(theoretical, numerical, (1e-8, 3e-7, 1e-8), strict=True):
+        np.testing.assert_allclose(j, n, rtol=1e-6, atol=atol)
 
 
 @pytest.mark.parametrize("approximate", [True, False])
@@ -159,21 +163,11 @@ def test_gelu_reserve_output_has_its_own_gradient(approximate):
     same (tanh(...) or erf(x / sqrt 2)), and mixing it in gives the total derivative."""
     from duograd.ops.dispatch import apply_op
     from duograd.ops.nn.gelu_ops import GELU
-    x = np.linspace(-2.5, 2.5, 7)
 
     def f(v):
         y, t = apply_op(GELU, (v,), {"approximate": approximate})
         return y + 0.7 * t * t
-    (theoretical,), (numerical,) = dg.test.compute_gradient(f, [x])
-    np.testing.assert_allclose(theoretical, numerical, rtol=1e-6, atol=1e-8)
-
-    def first(v):
-        with dg.GradientTape() as tape:
-            tape.watch(v)
-            out = f(v)
-        return tape.gradient(out, v)
-    (theoretical,), (numerical,) = dg.test.compute_gradient(first, [x])
-    np.testing.assert_allclose(theoretical, numerical, rtol=1e-6, atol=1e-8)
+    _check_two_derivatives(f, np.linspace(-2.5, 2.5, 7), rtol=1e-6, atol=1e-8)
 
 
 def test_gelu_grad_reads_the_forward_reserve_not_a_recomputed_tanh(monkeypatch):
