@@ -185,3 +185,26 @@ def test_gelu_grad_reads_the_forward_reserve_not_a_recomputed_tanh(monkeypatch):
     t = np.tanh(0.7978845608028654 * (v + 0.044715 * v ** 3))
     want = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * 0.7978845608028654 * (1 + 3 * 0.044715 * v * v)
     np.testing.assert_allclose(grad, want, rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("approximate", [True, False])
+def test_forward_over_reverse_hessian_through_eager_gelu_matches_the_composite(approximate):
+    """The forward-mode tangent of GeluGrad (with the reserve t among its inputs) gives
+    the Hessian-vector product that reverse over reverse and TF's composite (traced) give."""
+    x = dg.constant(np.linspace(-2.0, 2.0, 5))
+    v = dg.constant(np.array([1.0, -0.5, 2.0, 0.25, -1.0]))
+    with dg.autodiff.ForwardAccumulator(x, v) as acc:
+        with dg.GradientTape() as tape:
+            tape.watch(x)
+            y = dg.reduce_sum(dg.nn.gelu(x, approximate=approximate))
+        g = tape.gradient(y, x)
+    composite = dg.function(lambda z: dg.nn.gelu(z, approximate=approximate))
+    with dg.GradientTape() as outer:
+        outer.watch(x)
+        with dg.GradientTape() as inner:
+            inner.watch(x)
+            traced = dg.reduce_sum(composite(x))
+        first = inner.gradient(traced, x)
+    hessian_diagonal = outer.gradient(first, x).numpy()
+    np.testing.assert_allclose(acc.jvp(g).numpy(), hessian_diagonal * v.numpy(),
+                               rtol=1e-12, atol=1e-14)
