@@ -54,6 +54,7 @@ _NO_SKIP: frozenset = frozenset()
 _SKIP_FIRST: frozenset = frozenset([0])
 _SKIP_SECOND: frozenset = frozenset([1])
 _NO_ATTRS: dict = {}
+_NOTHING_KEPT: frozenset = frozenset()
 _DIFFERENTIABLE_KINDS = "fc"
 _allocate = object.__new__   # a record without its __init__ frame (the hot path)
 
@@ -107,6 +108,11 @@ def _kept(tensors: Sequence[Any], keep: Any, specs: tuple) -> tuple:
         return tuple(tensors)
     return tuple([t if i in keep or specs[i] is None else specs[i]
                   for i, t in enumerate(tensors)])
+
+
+def _dropped(tensors: Sequence[Any]) -> tuple:
+    """`tensors`, none of them kept: their specs (a graph tensor stays itself)."""
+    return _kept(tensors, _NOTHING_KEPT, _specs(tensors))
 
 
 def _as_spec(value: Any) -> Any:
@@ -179,7 +185,7 @@ class GeneralCell:
 def _keep_plan(keep: Any, specs: tuple) -> Any:
     """How the records of a cell keep a list of tensors: None, every tensor; a tuple,
     none (it is their specs, shared by the records); else the frozenset of positions."""
-    if keep is None or len(keep) >= len(specs) and all(i in keep for i in range(len(specs))):
+    if keep is None or all(i in keep for i in range(len(specs))):
         return None
     if not any(i in keep for i in range(len(specs))):
         return specs
@@ -419,10 +425,8 @@ class Tape:
         if inner_id in self.producers:
             self.in_order = False
         self.producers[inner_id] = OpRecord(identity_def, identity_def.type, {}, (outer_id,),
-                                            (inner_id,), _kept((outer,), _NO_SKIP,
-                                                               _specs((outer,))),
-                                            _kept((inner,), _NO_SKIP, _specs((inner,))),
-                                            _NO_SKIP)
+                                            (inner_id,), _dropped((outer,)),
+                                            _dropped((inner,)), _NO_SKIP)
         self.watched.add(inner_id)
 
     def record(self, op_def: Any, gradient_name: str, attrs: dict, inputs: Sequence[Any],
